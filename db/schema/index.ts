@@ -1,0 +1,5 @@
+export * from "./api-keys";
+export * from "./routes";
+export * from "./runs";
+export * from "./tenants";
+export * from "./workers";

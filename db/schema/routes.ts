@@ -1,0 +1,36 @@
+import { sql } from "drizzle-orm";
+import { bigint, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenants";
+
+/**
+ * Immutable route revisions: a tool name of a tenant bound to an exact workflow name and version.
+ * Editing inserts a new revision; runs keep the revision id they were created under.
+ */
+export const routes = pgTable(
+  "routes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    toolName: text("tool_name").notNull(),
+    revision: integer("revision").notNull(),
+    workflowName: text("workflow_name").notNull(),
+    workflowVersion: integer("workflow_version").notNull(),
+    title: text("title"),
+    description: text("description").notNull().default(""),
+    inputSchema: jsonb("input_schema").notNull(),
+    /** forbidden | optional | required (the legacy era's execution.taskSupport). */
+    taskSupport: text("task_support").notNull().default("optional"),
+    maxTtlMs: bigint("max_ttl_ms", { mode: "number" }),
+    /** How long an ordinary (non-task) tools/call waits for the run before answering with a follow-up note. */
+    syncDeadlineMs: integer("sync_deadline_ms").notNull().default(30_000),
+    /** A disabled revision ends the tool; `routes add` later starts a new revision. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  // serves: current revision lookup by (tenant, tool) in tools/list and tools/call
+  (t) => [uniqueIndex("routes_tenant_tool_revision_uq").on(t.tenantId, t.toolName, t.revision)],
+);
+
+export type Route = typeof routes.$inferSelect;

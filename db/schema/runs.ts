@@ -1,0 +1,116 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * One run = one task. `status` follows lib/engine/states.ts; `claimableAt` is non-null exactly when a
+ * worker may claim the run at or after that instant (queued: now, sleeping: wake time, leased: lease
+ * expiry, waiting with a timeout: the timeout), so one partial index serves every claim.
+ */
+export const runs = pgTable(
+  "runs",
+  {
+    id: uuid("id").primaryKey(),
+    tenantId: uuid("tenant_id").notNull(),
+    routeId: uuid("route_id"),
+    workflowName: text("workflow_name").notNull(),
+    workflowVersion: integer("workflow_version").notNull(),
+    /** `${name}@${version}`: what workers match on. */
+    workflowKey: text("workflow_key").notNull(),
+    status: text("status").notNull(),
+    input: jsonb("input").notNull(),
+    createdByKeyId: text("created_by_key_id"),
+    /** Protocol era that created the task: modern | legacy | ordinary | engine. */
+    origin: text("origin").notNull().default("engine"),
+    ttlMs: bigint("ttl_ms", { mode: "number" }),
+    pollIntervalMs: integer("poll_interval_ms").notNull().default(1000),
+    claimableAt: timestamp("claimable_at", { withTimezone: true, precision: 3 }),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, precision: 3 }),
+    attempt: integer("attempt").notNull().default(0),
+    checkpoints: integer("checkpoints").notNull().default(0),
+    /** What a waiting run waits for: {timer:{key,wakeAt}} | {signal:{name,since}} | {input:{keys,since}}. */
+    waitDetail: jsonb("wait_detail"),
+    progress: jsonb("progress"),
+    statusMessage: text("status_message"),
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+    finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    // serves: claimRuns (WHERE workflow_key = ANY($served) AND claimable_at <= now() ORDER BY claimable_at)
+    index("runs_claim_idx")
+      .on(t.workflowKey, t.claimableAt)
+      .where(sql`claimable_at IS NOT NULL`),
+    // serves: legacy tasks/list and the UI task list (tenant, newest first, keyset on (created_at, id))
+    index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
+    // serves: UI task list filtered by status (tenant, status, newest first)
+    index("runs_tenant_status_created_idx").on(t.tenantId, t.status, t.createdAt.desc(), t.id.desc()),
+    // serves: retention cleaner (terminal runs finished before a cutoff)
+    index("runs_finished_idx")
+      .on(t.finishedAt)
+      .where(sql`finished_at IS NOT NULL`),
+  ],
+);
+
+export type Run = typeof runs.$inferSelect;
+
+/** Memoized step results and durable timers, keyed by (run, key). */
+export const runSteps = pgTable(
+  "run_steps",
+  {
+    runId: uuid("run_id").notNull(),
+    key: text("key").notNull(),
+    output: jsonb("output"),
+    completedAt: timestamp("completed_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  // serves: replay loading a run's memoized steps, and the exactly-once checkpoint insert
+  (t) => [primaryKey({ columns: [t.runId, t.key] })],
+);
+
+/** Durable input requests (elicitation-shaped), keyed per run; keys are never reused in a run. */
+export const runInputs = pgTable(
+  "run_inputs",
+  {
+    runId: uuid("run_id").notNull(),
+    key: text("key").notNull(),
+    request: jsonb("request").notNull(),
+    response: jsonb("response"),
+    answeredBy: text("answered_by"),
+    requestedAt: timestamp("requested_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+    answeredAt: timestamp("answered_at", { withTimezone: true, precision: 3 }),
+  },
+  // serves: provideInput and the outstanding-requests read of tasks/get
+  (t) => [primaryKey({ columns: [t.runId, t.key] })],
+);
+
+/** Signals sent to a run; consumed in order by ctx.waitForSignal. */
+export const runSignals = pgTable(
+  "run_signals",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: uuid("run_id").notNull(),
+    name: text("name").notNull(),
+    payload: jsonb("payload"),
+    consumedAt: timestamp("consumed_at", { withTimezone: true, precision: 3 }),
+    sentAt: timestamp("sent_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  // serves: waitForSignal's lookup of the oldest unconsumed signal of a name
+  (t) => [index("run_signals_run_name_idx").on(t.runId, t.name, t.id)],
+);
+
+/** Append-only history; the terminal event carries the result a client reads. */
+export const runEvents = pgTable(
+  "run_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: uuid("run_id").notNull(),
+    type: text("type").notNull(),
+    payload: jsonb("payload"),
+    at: timestamp("at", { withTimezone: true, precision: 3 }).notNull().default(sql`clock_timestamp()`),
+  },
+  // serves: history timeline pages and the terminal-event lookup (run, newest first)
+  (t) => [index("run_events_run_idx").on(t.runId, t.id)],
+);
+
+export type RunEvent = typeof runEvents.$inferSelect;

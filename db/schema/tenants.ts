@@ -1,0 +1,16 @@
+import { sql } from "drizzle-orm";
+import { bigint, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+export const tenants = pgTable("tenants", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  /** Upper bound on a task handle's ttlMs for every route of this tenant. */
+  maxTtlMs: bigint("max_ttl_ms", { mode: "number" }).notNull().default(86_400_000),
+  /** How long terminal runs are kept before the cleaner purges them. */
+  retentionMs: bigint("retention_ms", { mode: "number" }).notNull().default(604_800_000),
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export type Tenant = typeof tenants.$inferSelect;

