@@ -1,15 +1,14 @@
-import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import * as schema from "./schema";
 
 export type Sql = postgres.Sql;
-export type Db = ReturnType<typeof createDb>["db"];
 
 /**
  * A pool for one process. Nothing is built at import: the web app, each worker and each test make
- * their own, sized for their job.
+ * their own, sized for their job. Queries are plain SQL through postgres.js (drizzle owns the
+ * schema and the migrations); we deliberately do not wrap this client in drizzle(), which would
+ * replace its date parsers and JSON serialisers for every other user of the pool.
  */
-export function createDb(url: string, options: { max?: number; name?: string } = {}) {
+export function createDb(url: string, options: { max?: number; name?: string } = {}): { sql: Sql } {
   const sql = postgres(url, {
     max: options.max ?? 10,
     idle_timeout: 30,
@@ -17,6 +16,5 @@ export function createDb(url: string, options: { max?: number; name?: string } =
     onnotice: () => {},
     connection: { application_name: options.name ?? "runifold" },
   });
-  const db = drizzle(sql, { schema });
-  return { sql, db };
+  return { sql };
 }

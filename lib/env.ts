@@ -13,6 +13,9 @@ const ZEnv = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   RUNIFOLD_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** A crashed worker's runs become claimable again this long after its last sign of life. */
+  RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
+  RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
   RUNIFOLD_PUBLIC_URL: z.url().optional(),
   RUNIFOLD_ALLOWED_ORIGINS: z
     .string()

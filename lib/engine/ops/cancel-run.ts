@@ -1,0 +1,40 @@
+import { CHANNELS } from "../channels";
+import type { RunStatus } from "../states";
+import type { SqlHandle } from "./types";
+
+export type CancelResult =
+  | { outcome: "cancelled" }
+  | { outcome: "already_terminal"; status: RunStatus }
+  | { outcome: "not_found" };
+
+/**
+ * Cancels a run in any non-terminal state, at once and durably: the run is `cancelled` when this
+ * returns (both protocol eras answer after it). A worker running it gets a NOTIFY and aborts
+ * `ctx.signal`; its later checkpoints and completion are refused by the lease guard.
+ * `tenantId`, when given, scopes the lookup so another tenant's run answers as not found.
+ */
+export async function cancelRun(
+  sql: SqlHandle,
+  params: { runId: string; tenantId?: string; reason?: string; actor?: string },
+): Promise<CancelResult> {
+  const rows = await sql.unsafe<{ cancelled: boolean; status: RunStatus }[]>(
+    `WITH target AS (
+       SELECT id, status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE
+     ), cancelled AS (
+       UPDATE runs r SET status = 'cancelled', cancel_requested_at = now(), status_message = $3,
+              claimable_at = NULL, lease_expires_at = NULL, wait_detail = NULL, finished_at = now(), updated_at = now()
+       FROM target WHERE r.id = target.id AND target.status NOT IN ('completed', 'failed', 'cancelled')
+       RETURNING r.id
+     ), history AS (
+       INSERT INTO run_events (run_id, type, payload)
+       SELECT id, 'cancelled', jsonb_build_object('reason', $3::text, 'actor', $4::text) FROM cancelled
+     ), notified AS (
+       SELECT pg_notify('${CHANNELS.task}', id::text), pg_notify('${CHANNELS.cancel}', id::text) FROM cancelled
+     )
+     SELECT EXISTS (SELECT 1 FROM cancelled) AS cancelled, target.status, (SELECT count(*) FROM notified) AS n FROM target`,
+    [params.runId, params.tenantId ?? null, params.reason ?? "Cancelled", params.actor ?? null],
+  );
+  const row = rows[0];
+  if (!row) return { outcome: "not_found" };
+  return row.cancelled ? { outcome: "cancelled" } : { outcome: "already_terminal", status: row.status };
+}

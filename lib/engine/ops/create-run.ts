@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import { CHANNELS } from "../channels";
+import { InvalidWorkflowInput } from "../errors";
+import { type AnyWorkflow, workflowKey } from "../workflow";
+import { runColumns, type RunRow, type SqlHandle } from "./types";
+import { jsonParam } from "./json-param";
+
+export type CreateRunParams = {
+  tenantId: string;
+  workflowName: string;
+  workflowVersion: number;
+  input: unknown;
+  routeId?: string | null;
+  createdByKeyId?: string | null;
+  origin?: "modern" | "legacy" | "ordinary" | "engine" | "operator";
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  /** When this process knows the workflow, its input schema is enforced before anything is written. */
+  definition?: AnyWorkflow;
+};
+
+/**
+ * Creates a run in one round trip: the row, its `created` event and the wake-up NOTIFY commit
+ * together, so a returned run is already visible to every reader and claimable by any worker.
+ */
+export async function createRun(sql: SqlHandle, params: CreateRunParams): Promise<RunRow> {
+  let input = params.input;
+  if (params.definition) {
+    const parsed = params.definition.input.safeParse(params.input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+      const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+      throw new InvalidWorkflowInput(`Invalid input for ${params.workflowName}@${params.workflowVersion}: ${summary}`, issues);
+    }
+    input = parsed.data;
+  }
+  const key = workflowKey(params.workflowName, params.workflowVersion);
+  const rows = await sql.unsafe<RunRow[]>(
+    `WITH created AS (
+       INSERT INTO runs (id, tenant_id, route_id, workflow_name, workflow_version, workflow_key, status, input,
+                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, $10, $11, now())
+       RETURNING ${runColumns()}
+     ), history AS (
+       INSERT INTO run_events (run_id, type, payload)
+       SELECT id, 'created', jsonb_build_object('workflow', workflow_key, 'origin', origin) FROM created
+     )
+     SELECT created.*, pg_notify('${CHANNELS.wake}', created.workflow_key) AS notified FROM created`,
+    [
+      randomUUID(),
+      params.tenantId,
+      params.routeId ?? null,
+      params.workflowName,
+      params.workflowVersion,
+      key,
+      jsonParam(input),
+      params.createdByKeyId ?? null,
+      params.origin ?? "engine",
+      params.ttlMs ?? null,
+      params.pollIntervalMs ?? 1000,
+    ],
+  );
+  const run = rows[0];
+  if (!run) throw new Error("run insert returned no row");
+  return run;
+}

@@ -1,0 +1,60 @@
+import { CHANNELS } from "../channels";
+import type { InputResponse } from "../workflow";
+import { inTransaction } from "./transaction";
+import type { SqlHandle } from "./types";
+import { jsonParam } from "./json-param";
+
+export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: boolean };
+
+/**
+ * THE way to answer input requests — MCP `tasks/update`, legacy elicitation responses and the
+ * operator's form all call this. Unknown or already-answered keys are ignored (first answer wins);
+ * when the last outstanding request is answered the run is queued again.
+ */
+export async function provideInput(
+  sql: SqlHandle,
+  params: { runId: string; tenantId?: string; responses: Record<string, InputResponse>; actor: string },
+): Promise<ProvideInputResult> {
+  return inTransaction(sql, async (tx) => {
+    const target = await tx.unsafe<{ status: string }[]>(
+      "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
+      [params.runId, params.tenantId ?? null],
+    );
+    const status = target[0]?.status;
+    if (!status) return { found: false, accepted: [], resumed: false };
+    if (["completed", "failed", "cancelled"].includes(status)) return { found: true, accepted: [], resumed: false };
+    const answered = await tx.unsafe<{ key: string }[]>(
+      `WITH answered AS (
+         UPDATE run_inputs i SET response = r.value, answered_by = $3, answered_at = now()
+         FROM jsonb_each($2::jsonb) AS r(key, value)
+         WHERE i.run_id = $1 AND i.key = r.key AND i.response IS NULL
+         RETURNING i.run_id, i.key
+       ), history AS (
+         INSERT INTO run_events (run_id, type, payload)
+         SELECT run_id, 'input_answered', jsonb_build_object('key', key, 'by', $3::text) FROM answered
+       )
+       SELECT key FROM answered`,
+      [params.runId, jsonParam(params.responses), params.actor],
+    );
+    if (answered.length === 0) return { found: true, accepted: [], resumed: false };
+    const resumed = await tx.unsafe(
+      `UPDATE runs SET status = 'queued', claimable_at = now(), wait_detail = NULL, updated_at = now()
+       WHERE id = $1 AND status = 'waiting_input'
+         AND NOT EXISTS (SELECT 1 FROM run_inputs WHERE run_id = $1 AND response IS NULL)
+       RETURNING pg_notify('${CHANNELS.wake}', workflow_key)`,
+      [params.runId],
+    );
+    if (resumed.length === 0) {
+      // Partly answered: the remaining keys are still outstanding, but listeners should see the change.
+      await tx.unsafe(
+        `UPDATE runs SET updated_at = now(),
+                wait_detail = jsonb_set(wait_detail, '{input,keys}',
+                  (SELECT coalesce(jsonb_agg(key), '[]'::jsonb) FROM run_inputs WHERE run_id = $1 AND response IS NULL))
+         WHERE id = $1 AND status = 'waiting_input'`,
+        [params.runId],
+      );
+    }
+    await tx.unsafe(`SELECT pg_notify('${CHANNELS.task}', $1)`, [params.runId]);
+    return { found: true, accepted: answered.map((row) => row.key), resumed: resumed.length === 1 };
+  });
+}

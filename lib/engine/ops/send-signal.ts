@@ -1,0 +1,36 @@
+import { CHANNELS } from "../channels";
+import { inTransaction } from "./transaction";
+import type { SqlHandle } from "./types";
+import { jsonParam } from "./json-param";
+
+/**
+ * Delivers a named signal to a run. The run row is locked first so the signal and a concurrent
+ * suspension (see suspend-for-signal.ts) serialise: either the waiter sees the signal, or the
+ * signal sees the waiter and requeues it. Returns false for an unknown or terminal run.
+ */
+export async function sendSignal(
+  sql: SqlHandle,
+  params: { runId: string; tenantId?: string; name: string; payload?: unknown },
+): Promise<boolean> {
+  const run = async (tx: SqlHandle) => {
+    const target = await tx.unsafe<{ status: string }[]>(
+      "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
+      [params.runId, params.tenantId ?? null],
+    );
+    const status = target[0]?.status;
+    if (!status || ["completed", "failed", "cancelled"].includes(status)) return false;
+    await tx.unsafe(
+      `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::jsonb) RETURNING run_id)
+       INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'signal_sent', jsonb_build_object('name', $2::text) FROM sent`,
+      [params.runId, params.name, jsonParam(params.payload)],
+    );
+    await tx.unsafe(
+      `UPDATE runs SET status = 'queued', claimable_at = now(), updated_at = now()
+       WHERE id = $1 AND status = 'waiting_signal' AND wait_detail->'signal'->>'name' = $2
+       RETURNING pg_notify('${CHANNELS.wake}', workflow_key), pg_notify('${CHANNELS.task}', id::text)`,
+      [params.runId, params.name],
+    );
+    return true;
+  };
+  return inTransaction(sql, run);
+}

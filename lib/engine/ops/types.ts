@@ -1,0 +1,52 @@
+import type postgres from "postgres";
+import type { RunStatus } from "../states";
+
+/** A pool or a transaction: every op takes the handle it runs on. */
+export type SqlHandle = postgres.Sql | postgres.TransactionSql;
+
+/** Identifies one lease: a worker's hold on a run for one attempt. Every write while leased checks it. */
+export type Lease = { runId: string; workerId: string; attempt: number; leaseMs: number };
+
+export type RunRow = {
+  id: string;
+  tenant_id: string;
+  route_id: string | null;
+  workflow_name: string;
+  workflow_version: number;
+  workflow_key: string;
+  status: RunStatus;
+  input: unknown;
+  created_by_key_id: string | null;
+  origin: string;
+  ttl_ms: number | null;
+  poll_interval_ms: number;
+  claimable_at: Date | null;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  attempt: number;
+  checkpoints: number;
+  wait_detail: WaitDetail | null;
+  progress: { progress: number; total?: number; message?: string } | null;
+  status_message: string | null;
+  cancel_requested_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+};
+
+export type WaitDetail =
+  | { timer: { key: string; wakeAt: string } }
+  | { signal: { name: string; since: string; deadline?: string } }
+  | { input: { keys: string[]; since: string } };
+
+/** The run columns every op returns (bigint columns as numbers), optionally qualified by a table alias. */
+export function runColumns(alias?: string): string {
+  const q = alias ? `${alias}.` : "";
+  return `${q}id, ${q}tenant_id, ${q}route_id, ${q}workflow_name, ${q}workflow_version, ${q}workflow_key, ${q}status,
+  ${q}input, ${q}created_by_key_id, ${q}origin, ${q}ttl_ms::float8 AS ttl_ms, ${q}poll_interval_ms, ${q}claimable_at,
+  ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}checkpoints, ${q}wait_detail, ${q}progress, ${q}status_message,
+  ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
+}
+
+/** The lease guard every write of a leased run carries. */
+export const LEASE_GUARD = "status = 'leased' AND lease_owner = $2 AND attempt = $3";

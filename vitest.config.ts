@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  test: {
+    include: ["lib/**/*.test.ts", "tests/**/*.test.ts", "workers/**/*.test.ts"],
+    environment: "node",
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: files that spawn workers and servers run a few at a time, not all at once.
+    maxWorkers: 2,
+    reporters: ["default", "json"],
+    outputFile: { json: "test-results/vitest.json" },
+  },
+});

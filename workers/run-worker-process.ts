@@ -1,0 +1,35 @@
+import { createDb } from "../db/client";
+import { createLogger } from "../lib/engine/logger";
+import { createWorker } from "../lib/engine/worker";
+import type { WorkflowRegistry } from "../lib/engine/workflow";
+import { readEnv } from "../lib/env";
+import { resolveDatabaseUrl } from "../lib/store/database-url";
+
+/**
+ * The body of every worker process: parse env, build a pool, start the loop, drain on the first
+ * SIGTERM/SIGINT and exit at once on the second.
+ */
+export async function runWorkerProcess(registry: WorkflowRegistry): Promise<void> {
+  const env = readEnv();
+  const logger = createLogger("worker", env.RUNIFOLD_LOG_LEVEL);
+  const concurrency = env.RUNIFOLD_WORKER_CONCURRENCY;
+  const { sql } = createDb(resolveDatabaseUrl(env), { max: Math.min(concurrency, 8) + 2, name: "runifold-worker" });
+  const worker = createWorker({ sql, registry, logger, concurrency, leaseMs: env.RUNIFOLD_LEASE_MS, pollMs: env.RUNIFOLD_POLL_MS });
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn("second signal: exiting without draining", { signal });
+      process.exit(130);
+    }
+    logger.info("draining", { signal });
+    worker
+      .stop(10_000)
+      .then(() => sql.end({ timeout: 5 }))
+      .then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  await worker.start();
+}
