@@ -3,3 +3,4 @@ export * from "./routes";
 export * from "./runs";
 export * from "./tenants";
 export * from "./workers";
+export * from "./protocol-state";

@@ -66,6 +66,11 @@ export type WorkflowDefinition<I = unknown> = {
   title?: string;
   description?: string;
   input: z.ZodType<I>;
+  /**
+   * Input requests a caller may answer before the run starts (MCP MRTR rounds on tools/call). The
+   * workflow still asks for them with ctx.requestInput(key); answers given up front return at once.
+   */
+  preflight?: Record<string, InputRequest>;
   run(ctx: WorkflowContext, input: I): Promise<WorkflowResult>;
 };
 

@@ -15,6 +15,11 @@ export type CreateRunParams = {
   origin?: "modern" | "legacy" | "ordinary" | "engine" | "operator";
   ttlMs?: number | null;
   pollIntervalMs?: number;
+  /**
+   * Input requests already answered before the run exists (MRTR rounds on tools/call): stored as
+   * answered, so the workflow's ctx.requestInput for those keys returns at once.
+   */
+  answeredInputs?: Record<string, { request: unknown; response: unknown }>;
   /** When this process knows the workflow, its input schema is enforced before anything is written. */
   definition?: AnyWorkflow;
 };
@@ -38,9 +43,13 @@ export async function createRun(sql: SqlHandle, params: CreateRunParams): Promis
   const rows = await sql.unsafe<RunRow[]>(
     `WITH created AS (
        INSERT INTO runs (id, tenant_id, route_id, workflow_name, workflow_version, workflow_key, status, input,
-                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, $10, $11, now())
+                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, $10, $11, now(), $13)
        RETURNING ${runColumns()}
+     ), preanswered AS (
+       INSERT INTO run_inputs (run_id, key, request, response, answered_by, answered_at)
+       SELECT created.id, a.key, a.value->'request', a.value->'response', 'preflight', now()
+       FROM created, jsonb_each($12::jsonb) AS a(key, value)
      ), history AS (
        INSERT INTO run_events (run_id, type, payload)
        SELECT id, 'created', jsonb_build_object('workflow', workflow_key, 'origin', origin) FROM created
@@ -58,6 +67,8 @@ export async function createRun(sql: SqlHandle, params: CreateRunParams): Promis
       params.origin ?? "engine",
       params.ttlMs ?? null,
       params.pollIntervalMs ?? 1000,
+      jsonParam(params.answeredInputs ?? {}),
+      params.answeredInputs && Object.keys(params.answeredInputs).length > 0 ? 1 : 0,
     ],
   );
   const run = rows[0];

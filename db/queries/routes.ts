@@ -1,0 +1,95 @@
+import type { SqlHandle } from "../../lib/engine/ops/types";
+
+export type TaskSupport = "forbidden" | "optional" | "required";
+
+export type RouteRow = {
+  id: string;
+  tenant_id: string;
+  tool_name: string;
+  revision: number;
+  workflow_name: string;
+  workflow_version: number;
+  title: string | null;
+  description: string;
+  input_schema: Record<string, unknown>;
+  task_support: TaskSupport;
+  max_ttl_ms: number | null;
+  sync_deadline_ms: number;
+  disabled_at: Date | null;
+  created_at: Date;
+};
+
+const COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
+  task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at`;
+
+export type NewRouteRevision = {
+  tenantId: string;
+  toolName: string;
+  workflowName: string;
+  workflowVersion: number;
+  title?: string | null;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  taskSupport: TaskSupport;
+  maxTtlMs?: number | null;
+  syncDeadlineMs?: number;
+  disabled?: boolean;
+};
+
+/**
+ * Appends a revision (routes are immutable). The next revision number is computed in the same
+ * statement; two concurrent edits of one tool collide on the unique index instead of overwriting.
+ */
+export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevision): Promise<RouteRow> {
+  const rows = await sql.unsafe<RouteRow[]>(
+    `INSERT INTO routes (tenant_id, tool_name, revision, workflow_name, workflow_version, title, description,
+                         input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at)
+     SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END
+     FROM routes WHERE tenant_id = $1 AND tool_name = $2
+     RETURNING ${COLUMNS}`,
+    [
+      route.tenantId,
+      route.toolName,
+      route.workflowName,
+      route.workflowVersion,
+      route.title ?? null,
+      route.description ?? "",
+      route.inputSchema as never,
+      route.taskSupport,
+      route.maxTtlMs ?? null,
+      route.syncDeadlineMs ?? 30_000,
+      route.disabled ?? false,
+    ],
+  );
+  return rows[0] as RouteRow;
+}
+
+/** The current revision of every enabled tool of a tenant (the latest revision decides). */
+export async function listActiveRoutes(sql: SqlHandle, tenantId: string): Promise<RouteRow[]> {
+  return sql.unsafe<RouteRow[]>(
+    `SELECT * FROM (
+       SELECT DISTINCT ON (tool_name) ${COLUMNS} FROM routes WHERE tenant_id = $1 ORDER BY tool_name, revision DESC
+     ) latest WHERE disabled_at IS NULL ORDER BY tool_name`,
+    [tenantId],
+  );
+}
+
+export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
+  const rows = await sql.unsafe<RouteRow[]>(
+    `SELECT ${COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
+    [tenantId, toolName],
+  );
+  const route = rows[0];
+  return route && !route.disabled_at ? route : undefined;
+}
+
+/** Every revision (for the CLI and UI), newest first per tool. */
+export async function listRouteRevisions(sql: SqlHandle, tenantId?: string): Promise<(RouteRow & { tenant_slug: string })[]> {
+  return sql.unsafe(
+    `SELECT ${COLUMNS.replace(/(^|,\s*)(\w+)/g, "$1r.$2")}, t.slug AS tenant_slug
+     FROM routes r JOIN tenants t ON t.id = r.tenant_id
+     WHERE ($1::uuid IS NULL OR r.tenant_id = $1::uuid)
+     ORDER BY t.slug, r.tool_name, r.revision DESC`,
+    [tenantId ?? null],
+  );
+}

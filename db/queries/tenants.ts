@@ -1,0 +1,19 @@
+import type { SqlHandle } from "../../lib/engine/ops/types";
+
+export type TenantRow = { id: string; slug: string; name: string; max_ttl_ms: number; retention_ms: number; disabled_at: Date | null; created_at: Date };
+
+const COLUMNS = "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, disabled_at, created_at";
+
+export async function createTenant(sql: SqlHandle, params: { slug: string; name: string }): Promise<TenantRow> {
+  const rows = await sql.unsafe<TenantRow[]>(`INSERT INTO tenants (slug, name) VALUES ($1, $2) RETURNING ${COLUMNS}`, [params.slug, params.name]);
+  return rows[0] as TenantRow;
+}
+
+export async function findTenantBySlug(sql: SqlHandle, slug: string): Promise<TenantRow | undefined> {
+  const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE slug = $1`, [slug]);
+  return rows[0];
+}
+
+export async function listTenants(sql: SqlHandle): Promise<TenantRow[]> {
+  return sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants ORDER BY slug`);
+}

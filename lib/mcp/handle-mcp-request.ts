@@ -1,0 +1,81 @@
+import { coerceError } from "../engine/errors";
+import { type JsonRpcRequest, McpError, RPC, errorResponse, isRecord, jsonResponse, rpcError } from "./json-rpc";
+import { handleLegacyMessage } from "./legacy/router";
+import type { McpCall, McpDeps } from "./mcp-deps";
+import { handleModernRequest } from "./modern/router";
+import { InsufficientScope } from "./scopes";
+import { META, MODERN_PROTOCOL_VERSIONS } from "./server-info";
+
+/** Bodies above this are refused before parsing (413). */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * POST /api/mcp after authentication: read and parse the body, pick the era, run the leg, and turn
+ * every failure into a protocol answer. Nothing internal reaches the client: unexpected errors are
+ * logged and answered with a generic -32603.
+ */
+export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Response> {
+  const contentType = call.request.headers.get("content-type") ?? "";
+  if (!contentType.toLowerCase().startsWith("application/json")) {
+    return jsonResponse(rpcError(null, RPC.invalidRequest, "Content-Type must be application/json"), 415);
+  }
+  const declaredLength = Number(call.request.headers.get("content-length") ?? "0");
+  if (declaredLength > MAX_BODY_BYTES) return tooLarge();
+  const bytes = new Uint8Array(await call.request.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
+  }
+
+  if (isModern(body, call.request.headers)) {
+    const message = body as JsonRpcRequest;
+    const id = validId(message.id);
+    if (!isRequestShape(message)) return jsonResponse(rpcError(id, RPC.invalidRequest, "Invalid JSON-RPC request"), 400);
+    return guard(deps, id, () => handleModernRequest(deps, call, message));
+  }
+  return guard(deps, isRecord(body) ? validId(body.id) : null, () => handleLegacyMessage(deps, call, body));
+}
+
+/** Modern iff the request claims a 2026 protocol version in its _meta or its version header. */
+function isModern(body: unknown, headers: Headers): boolean {
+  if (!isRecord(body)) return false;
+  if (body.method === "initialize") return false;
+  const params = isRecord(body.params) ? body.params : undefined;
+  const meta = params && isRecord(params._meta) ? params._meta : undefined;
+  if (meta && typeof meta[META.protocolVersion] === "string") return true;
+  const header = headers.get("mcp-protocol-version");
+  return header !== null && header >= (MODERN_PROTOCOL_VERSIONS[0] as string);
+}
+
+function isRequestShape(message: unknown): message is JsonRpcRequest {
+  if (!isRecord(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") return false;
+  if (message.id !== undefined && validId(message.id) === null) return false;
+  return message.params === undefined || isRecord(message.params);
+}
+
+function validId(id: unknown): string | number | null {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}
+
+async function guard(deps: McpDeps, id: string | number | null, run: () => Promise<Response>): Promise<Response> {
+  try {
+    return await run();
+  } catch (caught) {
+    if (caught instanceof InsufficientScope) {
+      return jsonResponse(rpcError(id, caught.code, caught.message), 403, {
+        "www-authenticate": `Bearer error="insufficient_scope", scope="${caught.scope}"`,
+      });
+    }
+    if (caught instanceof McpError) return errorResponse(id, caught);
+    deps.logger.error("mcp request failed", { error: coerceError(caught).message });
+    return jsonResponse(rpcError(id, RPC.internalError, "Internal error"), 503);
+  }
+}
+
+function tooLarge(): Response {
+  return jsonResponse(rpcError(null, RPC.invalidRequest, `Request body exceeds ${MAX_BODY_BYTES} bytes`), 413);
+}
+

@@ -1,0 +1,15 @@
+import type postgres from "postgres";
+import type { Principal } from "../auth/api-keys";
+import type { Logger } from "../engine/logger";
+import type { WorkflowRegistry } from "../engine/workflow";
+
+/** What the protocol layer needs from the process: passed in, never imported as singletons. */
+export type McpDeps = {
+  sql: postgres.Sql;
+  registry: WorkflowRegistry;
+  logger: Logger;
+  /** Re-checks the caller's credential (listen streams re-authorize at every snapshot). */
+  reauthorize: () => Promise<Principal | undefined>;
+};
+
+export type McpCall = { principal: Principal; request: Request; signal: AbortSignal };

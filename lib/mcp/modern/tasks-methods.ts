@@ -1,0 +1,61 @@
+import type { InputResponse } from "../../engine/workflow";
+import { answerTaskByHandle, cancelTaskByHandle } from "../../tasks/task-actions";
+import { readTaskHandle } from "../../tasks/task-record";
+import { isRecord, McpError, RPC } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { requireScope } from "../scopes";
+import { detailedTask } from "../task-shapes";
+import { type ModernEnvelope, missingTasksCapability } from "./envelope";
+import { isElicitResult } from "./tools-call";
+
+/** One answer for missing, foreign, expired and purged IDs alike (ext-tasks "Error Handling"). */
+export const taskNotFound = () => new McpError(RPC.invalidParams, "Task not found");
+
+function taskIdOf(params: Record<string, unknown>): string {
+  if (typeof params.taskId !== "string" || params.taskId.length === 0) throw new McpError(RPC.invalidParams, "params.taskId is required");
+  return params.taskId;
+}
+
+/** tasks/get: an idempotent read carrying result, error or outstanding inputRequests inline. */
+export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
+  if (!envelope.declaresTasks) throw missingTasksCapability();
+  requireScope(call.principal, "tasks:read");
+  const record = await readTaskHandle(deps.sql, { tenantId: call.principal.tenantId, taskId: taskIdOf(params) });
+  if (!record) throw taskNotFound();
+  return { resultType: "complete", ...detailedTask(record) };
+}
+
+/**
+ * tasks/update: keyed inputResponses through the one provideInput operation. Unknown, answered or
+ * malformed entries are ignored (ext-tasks: servers SHOULD ignore them); the ack is empty and the
+ * accepted answers are committed before it is sent, so the next tasks/get already reflects them.
+ */
+export async function tasksUpdate(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
+  if (!envelope.declaresTasks) throw missingTasksCapability();
+  requireScope(call.principal, "tasks:write");
+  const taskId = taskIdOf(params);
+  const raw = isRecord(params.inputResponses) ? params.inputResponses : {};
+  const responses: Record<string, InputResponse> = {};
+  for (const [key, value] of Object.entries(raw)) if (isElicitResult(value)) responses[key] = value;
+  const outcome = await answerTaskByHandle(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId,
+    responses,
+    actor: `key:${call.principal.keyId}`,
+  });
+  if (!outcome.found) throw taskNotFound();
+  return { resultType: "complete" };
+}
+
+/** tasks/cancel: a cooperative ack; idempotent on terminal tasks (the extension's rule, unlike 2025-11-25). */
+export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
+  if (!envelope.declaresTasks) throw missingTasksCapability();
+  requireScope(call.principal, "tasks:write");
+  const outcome = await cancelTaskByHandle(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId: taskIdOf(params),
+    actor: `key:${call.principal.keyId}`,
+  });
+  if (outcome === "not_found") throw taskNotFound();
+  return { resultType: "complete" };
+}

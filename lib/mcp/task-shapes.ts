@@ -1,0 +1,48 @@
+import type { WorkflowResult } from "../engine/workflow";
+import { type Era, taskStatus } from "../tasks/status-mapping";
+import type { TaskRecord } from "../tasks/task-record";
+
+/** The base Task fields, per era (`ttlMs`/`pollIntervalMs` vs `ttl`/`pollInterval`). */
+export function taskFields(record: TaskRecord, era: Era) {
+  const status = taskStatus(record, era);
+  const statusMessage = describeStatus(record);
+  const base = {
+    taskId: record.id,
+    status,
+    ...(statusMessage ? { statusMessage } : {}),
+    createdAt: record.createdAt.toISOString(),
+    lastUpdatedAt: record.updatedAt.toISOString(),
+  };
+  return era === "modern"
+    ? { ...base, ttlMs: record.ttlMs, pollIntervalMs: record.pollIntervalMs }
+    : { ...base, ttl: record.ttlMs, pollInterval: record.pollIntervalMs };
+}
+
+function describeStatus(record: TaskRecord): string | undefined {
+  if (record.terminal?.error) return record.terminal.error.message;
+  if (record.status === "cancelled") return record.statusMessage ?? "Cancelled";
+  if (record.status === "waiting_input" && record.pendingInputs) return "Waiting for input";
+  return record.progress?.message ?? undefined;
+}
+
+/**
+ * The extension's DetailedTask (ext-tasks "tasks/get"): the Task plus, by status, the inlined
+ * `result`, `error` or every outstanding `inputRequests` entry. No related-task meta on the result.
+ */
+export function detailedTask(record: TaskRecord) {
+  const fields = taskFields(record, "modern");
+  switch (fields.status) {
+    case "completed":
+      return { ...fields, result: { resultType: "complete", ...(record.terminal?.result ?? emptyResult()) } };
+    case "failed":
+      return { ...fields, error: record.terminal?.error ?? { code: -32603, message: "Task failed" } };
+    case "input_required":
+      return { ...fields, inputRequests: record.pendingInputs ?? {} };
+    default:
+      return fields;
+  }
+}
+
+function emptyResult(): WorkflowResult {
+  return { content: [] };
+}

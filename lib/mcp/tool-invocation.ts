@@ -1,0 +1,103 @@
+import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
+import type { Principal } from "../auth/api-keys";
+import { InvalidWorkflowInput } from "../engine/errors";
+import type { WorkflowResult } from "../engine/workflow";
+import { createTaskFromRoute } from "../tasks/create-task";
+import type { TaskRecord } from "../tasks/task-record";
+import { waitForTask } from "../tasks/wait-for-task";
+import { isRecord, McpError, RPC } from "./json-rpc";
+import type { McpCall, McpDeps } from "./mcp-deps";
+
+/** Shared by both protocol legs: which route a tool name means for this tenant, and how it runs. */
+export async function resolveTool(deps: McpDeps, principal: Principal, name: unknown): Promise<RouteRow> {
+  if (typeof name !== "string" || name.length === 0) throw new McpError(RPC.invalidParams, "params.name must be a tool name");
+  const route = await findActiveRoute(deps.sql, principal.tenantId, name);
+  if (!route) throw new McpError(RPC.invalidParams, `Unknown tool: ${name}`);
+  return route;
+}
+
+export function readArguments(params: Record<string, unknown>): Record<string, unknown> {
+  if (params.arguments === undefined) return {};
+  if (!isRecord(params.arguments)) throw new McpError(RPC.invalidParams, "params.arguments must be an object");
+  return params.arguments;
+}
+
+/** Input that fails the workflow's schema is a tool execution error the caller can correct (SEP-1303). */
+export function invalidArgumentsResult(error: InvalidWorkflowInput): WorkflowResult & { isError: true } {
+  return { content: [{ type: "text", text: error.message }], isError: true };
+}
+
+export type StartedTask = { kind: "task"; task: TaskRecord } | { kind: "invalid"; result: WorkflowResult };
+
+export async function startTask(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  options: { origin: "modern" | "legacy" | "ordinary"; requestedTtlMs?: number | null; answeredInputs?: Record<string, { request: unknown; response: unknown }> },
+): Promise<StartedTask> {
+  try {
+    const task = await createTaskFromRoute(deps.sql, {
+      principal: call.principal,
+      route,
+      args,
+      origin: options.origin,
+      registry: deps.registry,
+      requestedTtlMs: options.requestedTtlMs,
+      answeredInputs: options.answeredInputs,
+    });
+    return { kind: "task", task };
+  } catch (error) {
+    if (error instanceof InvalidWorkflowInput) return { kind: "invalid", result: invalidArgumentsResult(error) };
+    throw error;
+  }
+}
+
+/**
+ * The ordinary path for callers that did not negotiate tasks: the call still becomes a durable run,
+ * and the response waits for it up to the route's deadline. Past the deadline the run keeps going
+ * and the caller gets a tool error naming the task, so a human can follow it up.
+ */
+export async function runToCompletion(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  answeredInputs?: Record<string, { request: unknown; response: unknown }>,
+): Promise<WorkflowResult> {
+  const started = await startTask(deps, call, route, args, { origin: "ordinary", answeredInputs });
+  if (started.kind === "invalid") return started.result;
+  const record = await waitForTask(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId: started.task.id,
+    done: (r) => r.terminal !== undefined,
+    deadline: Date.now() + route.sync_deadline_ms,
+    signal: call.signal,
+  });
+  const terminal = record?.terminal;
+  if (terminal?.result) return terminal.result;
+  if (terminal?.error) throw new McpError(terminal.error.code, terminal.error.message, terminal.error.data);
+  if (record?.status === "cancelled") return { content: [{ type: "text", text: `Task ${started.task.id} was cancelled.` }], isError: true };
+  const seconds = Math.round(route.sync_deadline_ms / 1000);
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Still running after ${seconds}s; the work continues as task ${started.task.id}. Follow it up in the Runifold operator UI (Tasks), or call again from a client that supports MCP tasks.`,
+      },
+    ],
+    structuredContent: { taskId: started.task.id, status: "working" },
+    isError: true,
+  };
+}
+
+/** What tools/list shows for a route, in either era (`execution` only where the era has it). */
+export function toolDescriptor(route: RouteRow, era: "modern" | "legacy") {
+  return {
+    name: route.tool_name,
+    ...(route.title ? { title: route.title } : {}),
+    description: route.description,
+    inputSchema: route.input_schema,
+    ...(era === "legacy" ? { execution: { taskSupport: route.task_support } } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import type { RouteRow } from "../../db/queries/routes";
+import type { Principal } from "../auth/api-keys";
+import { createRun } from "../engine/ops/create-run";
+import type { SqlHandle } from "../engine/ops/types";
+import type { WorkflowRegistry } from "../engine/workflow";
+import { readTaskRecord, type TaskRecord } from "./task-record";
+import { grantTtlMs } from "./ttl";
+
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+
+/**
+ * Starts the workflow behind a route for a caller. The run records the route revision, the key
+ * that created it and the granted ttl; it is committed (and readable by any instance) when this
+ * returns, which is what lets a CreateTaskResult go out.
+ */
+export async function createTaskFromRoute(
+  sql: SqlHandle,
+  params: {
+    principal: Principal;
+    route: RouteRow;
+    args: unknown;
+    origin: "modern" | "legacy" | "ordinary";
+    registry: WorkflowRegistry;
+    requestedTtlMs?: number | null;
+    answeredInputs?: Record<string, { request: unknown; response: unknown }>;
+  },
+): Promise<TaskRecord> {
+  const { route, principal } = params;
+  const run = await createRun(sql, {
+    tenantId: principal.tenantId,
+    routeId: route.id,
+    workflowName: route.workflow_name,
+    workflowVersion: route.workflow_version,
+    input: params.args ?? {},
+    createdByKeyId: principal.keyId,
+    origin: params.origin,
+    ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
+    pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+    definition: params.registry.get(route.workflow_name, route.workflow_version),
+    answeredInputs: params.answeredInputs,
+  });
+  return {
+    id: run.id,
+    tenantId: run.tenant_id,
+    routeId: run.route_id,
+    workflowKey: run.workflow_key,
+    status: run.status,
+    origin: run.origin,
+    createdByKeyId: run.created_by_key_id,
+    ttlMs: run.ttl_ms,
+    pollIntervalMs: run.poll_interval_ms,
+    statusMessage: run.status_message,
+    progress: null,
+    createdAt: new Date(run.created_at),
+    updatedAt: new Date(run.updated_at),
+    handleExpired: false,
+  };
+}
+
+export { readTaskRecord };

@@ -1,0 +1,80 @@
+import type { SqlHandle } from "../engine/ops/types";
+import type { RunStatus } from "../engine/states";
+import type { InputRequest, WorkflowResult } from "../engine/workflow";
+
+/** What every task view (MCP eras, CLI, UI) is built from: one row, one round trip. */
+export type TaskRecord = {
+  id: string;
+  tenantId: string;
+  routeId: string | null;
+  workflowKey: string;
+  status: RunStatus;
+  origin: string;
+  createdByKeyId: string | null;
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  statusMessage: string | null;
+  progress: { progress: number; total?: number; message?: string } | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Present for terminal runs: the terminal event's payload. */
+  terminal?: { result?: WorkflowResult; error?: { code: number; message: string; data?: unknown }; reason?: string };
+  /** Present while waiting for input: every unanswered request by key. */
+  pendingInputs?: Record<string, InputRequest>;
+  handleExpired: boolean;
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isTaskId(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+/**
+ * Reads one task of a tenant. The tenant is in the WHERE clause, so another tenant's ID is simply
+ * not found. Expired handles are returned with `handleExpired` so the protocol layer can answer
+ * them exactly like unknown IDs while operators still see the run.
+ */
+export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
+  if (!isTaskId(params.taskId)) return undefined;
+  const rows = await sql.unsafe(
+    `SELECT r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.origin, r.created_by_key_id,
+            r.ttl_ms::float8 AS ttl_ms, r.poll_interval_ms, r.status_message, r.progress, r.created_at, r.updated_at,
+            (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
+            CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
+              (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
+            END AS terminal,
+            CASE WHEN r.status = 'waiting_input' THEN
+              (SELECT jsonb_object_agg(i.key, i.request ORDER BY i.requested_at, i.key) FROM run_inputs i
+               WHERE i.run_id = r.id AND i.response IS NULL)
+            END AS pending_inputs
+     FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
+    [params.taskId, params.tenantId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    routeId: row.route_id,
+    workflowKey: row.workflow_key,
+    status: row.status,
+    origin: row.origin,
+    createdByKeyId: row.created_by_key_id,
+    ttlMs: row.ttl_ms,
+    pollIntervalMs: row.poll_interval_ms,
+    statusMessage: row.status_message,
+    progress: row.progress,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    ...(row.terminal ? { terminal: row.terminal } : {}),
+    ...(row.pending_inputs ? { pendingInputs: row.pending_inputs } : {}),
+    handleExpired: row.handle_expired,
+  };
+}
+
+/** A record the MCP handle may still reach (not expired); undefined answers like an unknown ID. */
+export async function readTaskHandle(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
+  const record = await readTaskRecord(sql, params);
+  return record && !record.handleExpired ? record : undefined;
+}

@@ -1,0 +1,77 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type postgres from "postgres";
+import { silentLogger } from "../../lib/engine/logger";
+import { createWorker, type Worker } from "../../lib/engine/worker";
+import { authenticate } from "../../lib/mcp/auth-gate";
+import { handleMcpPost } from "../../lib/mcp/handle-mcp-request";
+import { shippedWorkflows } from "../../workers/workflows";
+
+/**
+ * A real HTTP server around the same authenticate → handleMcpPost path that app/api/mcp/route.ts
+ * uses, plus an in-process worker: protocol tests run over real sockets without a Next build.
+ * (The Next app itself is exercised by the conformance suite and the Playwright e2e run.)
+ */
+export async function startMcpTestServer(
+  sql: postgres.Sql,
+  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean } = {},
+): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const controller = new AbortController();
+      res.on("close", () => controller.abort());
+      const request = new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
+        signal: controller.signal,
+      });
+      let response: Response;
+      if (req.method !== "POST") {
+        response = new Response(null, { status: 405 });
+      } else {
+        const gate = await authenticate(request, {
+          sql,
+          logger: silentLogger,
+          allowedOrigins: options.allowedOrigins ?? [],
+          insecureLoopbackTenant: options.insecureLoopbackTenant,
+          host: "127.0.0.1",
+        });
+        response =
+          gate instanceof Response
+            ? gate
+            : await handleMcpPost(
+                { sql, registry: shippedWorkflows, logger: silentLogger, reauthorize: gate.reauthorize },
+                { principal: gate.principal, request, signal: controller.signal },
+              );
+      }
+      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+      if (response.body) {
+        const reader = response.body.getReader();
+        for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
+      }
+      res.end();
+    } catch (error) {
+      res.writeHead(500);
+      res.end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  let worker: Worker | undefined;
+  if (options.worker !== false) {
+    worker = createWorker({ sql, registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
+    await worker.start();
+  }
+  return {
+    url: `http://127.0.0.1:${port}/api/mcp`,
+    worker,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker?.stop(500);
+    },
+  };
+}
