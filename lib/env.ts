@@ -28,6 +28,11 @@ const ZEnv = z.object({
     ),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   /**
+   * Where local state lives (embedded PostgreSQL data and its published URL, the generated
+   * NEXTAUTH_SECRET). Relative paths resolve against the project root. Default: `.data`.
+   */
+  RUNIFOLD_DATA_DIR: z.string().min(1).optional(),
+  /**
    * Test-only: maps unauthenticated loopback requests to this tenant slug (used for the conformance
    * suite, which cannot send an Authorization header). Refused unless HOST is a loopback address.
    */

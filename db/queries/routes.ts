@@ -1,3 +1,4 @@
+import { jsonParam } from "../../lib/engine/ops/json-param";
 import type { SqlHandle } from "../../lib/engine/ops/types";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
@@ -44,7 +45,7 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
   const rows = await sql.unsafe<RouteRow[]>(
     `INSERT INTO routes (tenant_id, tool_name, revision, workflow_name, workflow_version, title, description,
                          input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at)
-     SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END
+     SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END
      FROM routes WHERE tenant_id = $1 AND tool_name = $2
      RETURNING ${COLUMNS}`,
     [
@@ -54,7 +55,7 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
       route.workflowVersion,
       route.title ?? null,
       route.description ?? "",
-      route.inputSchema as never,
+      jsonParam(route.inputSchema),
       route.taskSupport,
       route.maxTtlMs ?? null,
       route.syncDeadlineMs ?? 30_000,

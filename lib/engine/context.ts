@@ -128,13 +128,25 @@ export function createReplayContext(deps: ReplayContextDeps): WorkflowContext {
   };
 }
 
-/** Store errors end the attempt without touching the run; its lease expires and it is retried. */
+/**
+ * Connection-level store errors end the attempt without touching the run; its lease expires and
+ * it is retried. Any other database error (bad data, a bug) is not transient and fails the run.
+ */
 async function store<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
-    throw new StoreUnavailable(coerceError(error).message);
+    if (isTransientStoreError(error)) throw new StoreUnavailable(coerceError(error).message);
+    throw error;
   }
+}
+
+export function isTransientStoreError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return true; // socket-level failures carry no SQLSTATE
+  // 08: connection exception, 57P: operator intervention (shutdown), 53: insufficient resources,
+  // 40001/40P01: serialization failure / deadlock. Node errors: ECONNREFUSED, ECONNRESET, ...
+  return /^(08|57P|53)/.test(code) || code === "40001" || code === "40P01" || code.startsWith("E") || code === "CONNECTION_CLOSED" || code === "CONNECTION_ENDED" || code === "CONNECTION_DESTROYED" || code === "CONNECT_TIMEOUT";
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

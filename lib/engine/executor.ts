@@ -8,7 +8,10 @@ import { renewLease } from "./ops/renew-lease";
 import type { Lease, SqlHandle } from "./ops/types";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
-export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number };
+export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; maxAttempts?: number };
+
+/** A run that keeps losing its attempts (crashing workers, poison input) is failed after this many. */
+export const DEFAULT_MAX_ATTEMPTS = 25;
 
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "abandoned";
 
@@ -36,6 +39,12 @@ export async function executeRun(
   }, Math.max(50, Math.floor(deps.leaseMs / 3)));
 
   try {
+    if (run.attempt > (deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
+      return await finish(deps, lease, {
+        status: "failed",
+        error: { code: -32603, message: `Workflow ${run.workflow_key} gave up after ${run.attempt - 1} attempts` },
+      });
+    }
     const state: RunState =
       run.checkpoints > 0 ? await loadRunState(deps.sql, run.id) : { steps: new Map(), answers: new Map() };
     const parsed = definition.input.safeParse(run.input);

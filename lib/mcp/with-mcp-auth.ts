@@ -15,7 +15,7 @@ export function createMcpRouteHandler() {
   const logger = createLogger("mcp", env.RUNIFOLD_LOG_LEVEL);
   const publicOrigin = env.RUNIFOLD_PUBLIC_URL ? new URL(env.RUNIFOLD_PUBLIC_URL).origin : undefined;
   const allowedOrigins = [...env.RUNIFOLD_ALLOWED_ORIGINS, ...(publicOrigin ? [publicOrigin] : [])];
-  return async function POST(request: Request): Promise<Response> {
+  return async function handleMcpRoute(request: Request): Promise<Response> {
     const sql = getSql();
     const gate = await authenticate(request, {
       sql,

@@ -28,6 +28,13 @@ export type EmbeddedOptions = {
   projectRoot: string;
   /** Sub-directory name under the data root: `pg` for the app, `test-pg` for tests. */
   name?: string;
+  /** The data root (default `<projectRoot>/.data`); holds the cluster, its password, log and state file. */
+  dataRoot?: string;
+  /**
+   * Run the postmaster in its own process group, so a terminal's Ctrl-C reaches only the parent,
+   * which then stops the database last (after the processes that use it have drained).
+   */
+  detached?: boolean;
   log?: (line: string) => void;
 };
 
@@ -35,13 +42,17 @@ type PgUser = { uid: number; gid: number } | undefined;
 
 const STATE_FILE = "embedded.json";
 
-export function embeddedStatePath(projectRoot: string, name = "pg") {
-  return path.join(projectRoot, ".data", `${name}.${STATE_FILE}`);
+export function embeddedStatePath(projectRoot: string, name = "pg", dataRoot = defaultDataRoot(projectRoot)) {
+  return path.join(dataRoot, `${name}.${STATE_FILE}`);
+}
+
+function defaultDataRoot(projectRoot: string) {
+  return path.join(projectRoot, ".data");
 }
 
 /** The URL a running `npm start` published, for `npm run worker` and the CLI. */
-export function readEmbeddedUrl(projectRoot: string, name = "pg"): string | undefined {
-  const file = embeddedStatePath(projectRoot, name);
+export function readEmbeddedUrl(projectRoot: string, name = "pg", dataRoot?: string): string | undefined {
+  const file = embeddedStatePath(projectRoot, name, dataRoot);
   if (!existsSync(file)) return undefined;
   try {
     const state = JSON.parse(readFileSync(file, "utf8")) as { url?: string; postmasterPid?: number };
@@ -55,13 +66,13 @@ export function readEmbeddedUrl(projectRoot: string, name = "pg"): string | unde
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => {});
   const name = options.name ?? "pg";
-  const projectData = path.join(options.projectRoot, ".data");
+  const projectData = path.resolve(/*turbopackIgnore: true*/ options.dataRoot ?? defaultDataRoot(options.projectRoot));
   mkdirSync(projectData, { recursive: true, mode: 0o755 });
   chmodSync(projectData, 0o755);
 
   const pgUser = serverUser();
   const packagedNative = findPackagedBinaries(options.projectRoot);
-  const layout = chooseLayout(options.projectRoot, packagedNative, pgUser, name);
+  const layout = chooseLayout(options.projectRoot, projectData, packagedNative, pgUser, name);
   if (layout.relocated) log(`project path not traversable by the postgres user; using ${layout.root}`);
 
   const passwordFile = path.join(projectData, `${name}.password`);
@@ -71,7 +82,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!existsSync(path.join(layout.dataDir, "PG_VERSION"))) await initCluster(layout, password, pgUser, log);
   await stopStalePostmaster(layout.dataDir, layout.binDir, pgUser, log);
 
-  const port = await pickPort(previousPort(options.projectRoot, name));
+  const statePath = embeddedStatePath(options.projectRoot, name, projectData);
+  const port = await pickPort(previousPort(statePath));
   const logFile = path.join(projectData, `${name}.log`);
   const child = spawn(
     path.join(layout.binDir, "postgres"),
@@ -83,12 +95,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       "-c", "max_connections=300",
       "-c", "shared_buffers=256MB",
     ],
-    { stdio: ["ignore", "ignore", openSync(logFile, "a")], ...(pgUser ?? {}) },
+    { stdio: ["ignore", "ignore", openSync(logFile, "a")], detached: options.detached ?? false, ...(pgUser ?? {}) },
   );
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await waitUntilReady(url, child, logFile);
   writeFileSync(
-    embeddedStatePath(options.projectRoot, name),
+    statePath,
     JSON.stringify({ url, port, dataDir: layout.dataDir, postmasterPid: child.pid, ownerPid: process.pid }, null, 2),
     { mode: 0o600 },
   );
@@ -136,14 +148,14 @@ function canTraverse(user: PgUser, target: string): boolean {
   return spawnSync("test", ["-x", target], { uid: user.uid, gid: user.gid }).status === 0;
 }
 
-function chooseLayout(projectRoot: string, native: string, user: PgUser, name: string): Layout {
-  const projectData = path.join(projectRoot, ".data");
+function chooseLayout(projectRoot: string, projectData: string, native: string, user: PgUser, name: string): Layout {
   if (canTraverse(user, path.join(native, "bin", "postgres")) && canTraverse(user, projectData)) {
     const dataDir = path.join(projectData, name);
     prepareDataDir(dataDir, user);
     return { root: projectData, binDir: path.join(native, "bin"), dataDir, relocated: false };
   }
-  const key = createHash("sha256").update(projectRoot).digest("hex").slice(0, 12);
+  const keySource = projectData === defaultDataRoot(projectRoot) ? projectRoot : projectData;
+  const key = createHash("sha256").update(keySource).digest("hex").slice(0, 12);
   const root = path.join("/var/tmp", `runifold-${key}`);
   mkdirSync(root, { recursive: true, mode: 0o755 });
   chmodSync(root, 0o755);
@@ -193,9 +205,9 @@ async function stopStalePostmaster(dataDir: string, binDir: string, user: PgUser
   if (isAlive(pid)) process.kill(pid, "SIGKILL");
 }
 
-function previousPort(projectRoot: string, name: string): number | undefined {
+function previousPort(statePath: string): number | undefined {
   try {
-    const state = JSON.parse(readFileSync(embeddedStatePath(projectRoot, name), "utf8")) as { port?: number };
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as { port?: number };
     return state.port;
   } catch {
     return undefined;

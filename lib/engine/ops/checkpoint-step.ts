@@ -15,7 +15,7 @@ export async function checkpointStep(sql: SqlHandle, lease: Lease, key: string, 
        WHERE id = $1 AND ${LEASE_GUARD}
        RETURNING id
      ), step AS (
-       INSERT INTO run_steps (run_id, key, output) SELECT id, $5, $6::jsonb FROM renewed
+       INSERT INTO run_steps (run_id, key, output) SELECT id, $5, $6::text::jsonb FROM renewed
        ON CONFLICT (run_id, key) DO NOTHING
        RETURNING run_id
      ), history AS (

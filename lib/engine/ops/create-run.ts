@@ -44,12 +44,12 @@ export async function createRun(sql: SqlHandle, params: CreateRunParams): Promis
     `WITH created AS (
        INSERT INTO runs (id, tenant_id, route_id, workflow_name, workflow_version, workflow_key, status, input,
                          created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, $10, $11, now(), $13)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::text::jsonb, $8, $9, $10, $11, now(), $13)
        RETURNING ${runColumns()}
      ), preanswered AS (
        INSERT INTO run_inputs (run_id, key, request, response, answered_by, answered_at)
        SELECT created.id, a.key, a.value->'request', a.value->'response', 'preflight', now()
-       FROM created, jsonb_each($12::jsonb) AS a(key, value)
+       FROM created, jsonb_each($12::text::jsonb) AS a(key, value)
      ), history AS (
        INSERT INTO run_events (run_id, type, payload)
        SELECT id, 'created', jsonb_build_object('workflow', workflow_key, 'origin', origin) FROM created

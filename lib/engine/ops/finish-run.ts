@@ -22,7 +22,7 @@ export async function finishRun(sql: SqlHandle, lease: Lease, outcome: RunOutcom
        WHERE id = $1 AND ${LEASE_GUARD}
        RETURNING id
      ), history AS (
-       INSERT INTO run_events (run_id, type, payload) SELECT id, $4, $6::jsonb FROM finished
+       INSERT INTO run_events (run_id, type, payload) SELECT id, $4, $6::text::jsonb FROM finished
      )
      SELECT pg_notify('${CHANNELS.task}', id::text) FROM finished`,
     [lease.runId, lease.workerId, lease.attempt, outcome.status, message, jsonParam(payload)],

@@ -26,7 +26,7 @@ export async function provideInput(
     const answered = await tx.unsafe<{ key: string }[]>(
       `WITH answered AS (
          UPDATE run_inputs i SET response = r.value, answered_by = $3, answered_at = now()
-         FROM jsonb_each($2::jsonb) AS r(key, value)
+         FROM jsonb_each($2::text::jsonb) AS r(key, value)
          WHERE i.run_id = $1 AND i.key = r.key AND i.response IS NULL
          RETURNING i.run_id, i.key
        ), history AS (

@@ -6,7 +6,7 @@ import { jsonParam } from "./json-param";
 /** Stores the latest progress of a leased run (and renews the lease); listeners are notified. */
 export async function reportProgress(sql: SqlHandle, lease: Lease, progress: Progress): Promise<boolean> {
   const rows = await sql.unsafe(
-    `UPDATE runs SET progress = $4::jsonb, updated_at = now(),
+    `UPDATE runs SET progress = $4::text::jsonb, updated_at = now(),
             lease_expires_at = now() + make_interval(secs => $5 / 1000.0),
             claimable_at = now() + make_interval(secs => $5 / 1000.0)
      WHERE id = $1 AND ${LEASE_GUARD}

@@ -20,7 +20,7 @@ export async function sendSignal(
     const status = target[0]?.status;
     if (!status || ["completed", "failed", "cancelled"].includes(status)) return false;
     await tx.unsafe(
-      `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::jsonb) RETURNING run_id)
+      `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::text::jsonb) RETURNING run_id)
        INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'signal_sent', jsonb_build_object('name', $2::text) FROM sent`,
       [params.runId, params.name, jsonParam(params.payload)],
     );

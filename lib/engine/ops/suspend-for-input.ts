@@ -29,7 +29,7 @@ export async function suspendForInput(
     await tx.unsafe(
       `WITH added AS (
          INSERT INTO run_inputs (run_id, key, request)
-         SELECT $1, r.key, r.value FROM jsonb_each($2::jsonb) AS r(key, value)
+         SELECT $1, r.key, r.value FROM jsonb_each($2::text::jsonb) AS r(key, value)
          ON CONFLICT (run_id, key) DO NOTHING
          RETURNING run_id, key
        )
@@ -47,7 +47,7 @@ export async function suspendForInput(
     await tx.unsafe(
       `UPDATE runs SET status = 'waiting_input', claimable_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
               checkpoints = checkpoints + 1, updated_at = now(),
-              wait_detail = jsonb_build_object('input', jsonb_build_object('keys', $4::jsonb, 'since', now()))
+              wait_detail = jsonb_build_object('input', jsonb_build_object('keys', $4::text::jsonb, 'since', now()))
        WHERE id = $1 AND ${LEASE_GUARD}
        RETURNING pg_notify('runifold_task', id::text)`,
       [lease.runId, lease.workerId, lease.attempt, jsonParam(pending)],

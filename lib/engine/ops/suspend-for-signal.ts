@@ -35,7 +35,7 @@ export async function suspendForSignal(
     if (received || (params.deadline && params.deadline.getTime() <= Date.now())) {
       const output = received ? { received: true, payload: received.payload } : { received: false };
       await tx.unsafe(
-        `WITH step AS (INSERT INTO run_steps (run_id, key, output) VALUES ($1, $2, $3::jsonb) RETURNING run_id)
+        `WITH step AS (INSERT INTO run_steps (run_id, key, output) VALUES ($1, $2, $3::text::jsonb) RETURNING run_id)
          INSERT INTO run_events (run_id, type, payload)
          SELECT run_id, $4, jsonb_build_object('name', $5::text) FROM step`,
         [lease.runId, params.stepKey, jsonParam(output), received ? "signal_received" : "signal_timed_out", params.name],
