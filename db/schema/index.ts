@@ -4,3 +4,5 @@ export * from "./runs";
 export * from "./tenants";
 export * from "./workers";
 export * from "./protocol-state";
+export * from "./operators";
+export * from "./retention";

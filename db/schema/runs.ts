@@ -46,6 +46,10 @@ export const runs = pgTable(
     index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     // serves: UI task list filtered by status (tenant, status, newest first)
     index("runs_tenant_status_created_idx").on(t.tenantId, t.status, t.createdAt.desc(), t.id.desc()),
+    // serves: UI task list filtered by route revision (tenant, route, newest first)
+    index("runs_tenant_route_created_idx").on(t.tenantId, t.routeId, t.createdAt.desc(), t.id.desc()),
+    // serves: legacy tasks/list, bound to the calling key (tenant, key, newest first)
+    index("runs_tenant_key_created_idx").on(t.tenantId, t.createdByKeyId, t.createdAt.desc(), t.id.desc()),
     // serves: retention cleaner (terminal runs finished before a cutoff)
     index("runs_finished_idx")
       .on(t.finishedAt)

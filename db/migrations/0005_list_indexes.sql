@@ -1,0 +1,2 @@
+CREATE INDEX "runs_tenant_route_created_idx" ON "runs" USING btree ("tenant_id","route_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "runs_tenant_key_created_idx" ON "runs" USING btree ("tenant_id","created_by_key_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
