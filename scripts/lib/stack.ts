@@ -1,0 +1,189 @@
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createDb } from "../../db/client";
+import { migrate } from "../../db/migrate";
+import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../lib/store/embedded-postgres";
+import { exited, isRunning, spawnNode, stopChildren } from "./children";
+
+export type Log = (line: string) => void;
+export type SeedResult = { created: boolean; apiKey?: string; operator?: { email: string; password: string } };
+
+/**
+ * The pieces `npm start` and `npm test` share: a migrated (and, when empty, seeded) database, and a
+ * supervised web process plus workers.
+ */
+export async function prepareDatabase(options: {
+  projectRoot: string;
+  dataRoot: string;
+  databaseUrl?: string;
+  embeddedName: string;
+  log: Log;
+  onEmbedded?: (pg: EmbeddedPostgres) => void;
+}): Promise<{ url: string; embedded?: EmbeddedPostgres; seed?: SeedResult; applied: string[] }> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = options.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({
+      projectRoot: options.projectRoot,
+      dataRoot: options.dataRoot,
+      name: options.embeddedName,
+      detached: true,
+      log: options.log,
+    });
+    options.onEmbedded?.(embedded);
+    url = embedded.url;
+  }
+  const { sql } = createDb(url, { max: 2, name: "runifold-start" });
+  try {
+    const { applied } = await migrate(sql);
+    const seed = await seedIfEmpty(sql, options.projectRoot);
+    return { url, embedded, seed, applied };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Seeds the demo tenants on a database without tenants. The seed lives in lib/tasks/demo-seed.ts;
+ * a build without that module simply starts with an empty store, so it is loaded by path (not a
+ * static import) and skipped when absent.
+ */
+async function seedIfEmpty(sql: ReturnType<typeof createDb>["sql"], projectRoot: string): Promise<SeedResult | undefined> {
+  const [row] = await sql`SELECT count(*)::int AS n FROM tenants`;
+  if (Number(row?.n) > 0) return undefined;
+  const file = path.join(projectRoot, "lib", "tasks", "demo-seed.ts");
+  if (!existsSync(file)) return undefined;
+  const mod = (await import(pathToFileURL(file).href)) as { seedDemo?: (s: typeof sql) => Promise<SeedResult> };
+  return mod.seedDemo ? await mod.seedDemo(sql) : undefined;
+}
+
+/** The URL to reach a server bound to host:port from this machine. */
+export function localOrigin(host: string, port: number): string {
+  const h = ["0.0.0.0", "::"].includes(host) ? "127.0.0.1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
+
+export type StackOptions = {
+  projectRoot: string;
+  host: string;
+  port: number;
+  workers: number;
+  env: NodeJS.ProcessEnv;
+  log: Log;
+};
+
+/** `next start` plus N worker processes; crashed workers (and a web process that was up) restart with backoff. */
+export class Supervisor {
+  private web?: ChildProcess;
+  private readonly workers: (ChildProcess | undefined)[] = [];
+  private stopping = false;
+  private webWasHealthy = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private fatal?: (error: Error) => void;
+  readonly failed: Promise<never>;
+
+  constructor(private readonly options: StackOptions) {
+    this.failed = new Promise<never>((_, reject) => {
+      this.fatal = reject;
+    });
+    this.failed.catch(() => {});
+  }
+
+  get origin() {
+    return localOrigin(this.options.host, this.options.port);
+  }
+
+  pids() {
+    return { web: this.web?.pid, workers: this.workers.map((w) => w?.pid).filter((p): p is number => !!p) };
+  }
+
+  start() {
+    this.startWeb(0);
+    for (let i = 0; i < this.options.workers; i++) this.startWorker(i, 0);
+  }
+
+  private startWeb(attempt: number) {
+    const nextBin = path.join(this.options.projectRoot, "node_modules", "next", "dist", "bin", "next");
+    const args = [nextBin, "start", "-H", this.options.host, "-p", String(this.options.port)];
+    const child = spawnNode("web", args, this.options.env, this.options.projectRoot);
+    this.web = child;
+    this.supervise(child, "web", attempt, (next) => {
+      if (!this.webWasHealthy) return this.fatal?.(new Error("the web process exited before it became ready"));
+      this.startWeb(next);
+    });
+  }
+
+  private startWorker(index: number, attempt: number) {
+    const entry = path.join(this.options.projectRoot, "workers", "engine.ts");
+    const child = spawnNode(`worker-${index + 1}`, ["--import", "tsx", entry], this.options.env, this.options.projectRoot);
+    this.workers[index] = child;
+    this.supervise(child, `worker-${index + 1}`, attempt, (next) => this.startWorker(index, next));
+  }
+
+  private supervise(child: ChildProcess, label: string, attempt: number, restart: (attempt: number) => void) {
+    const startedAt = Date.now();
+    child.once("exit", (code, signal) => {
+      if (this.stopping) return;
+      const next = Date.now() - startedAt > 30_000 ? 0 : attempt + 1;
+      const delay = Math.min(30_000, 500 * 2 ** next);
+      this.options.log(`${label} exited (${signal ?? `code ${code}`}); restarting in ${(delay / 1000).toFixed(1)} s`);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (!this.stopping) restart(next);
+      }, delay);
+      this.timers.add(timer);
+    });
+  }
+
+  /** Resolves once GET /api/health answers 200; rejects on timeout or a fatal exit. */
+  async waitHealthy(timeoutMs: number): Promise<unknown> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !this.stopping) {
+      const body = await Promise.race([this.probe(), this.failed]);
+      if (body) {
+        this.webWasHealthy = true;
+        return body;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${this.origin}/api/health did not answer 200 within ${Math.round(timeoutMs / 1000)} s`);
+  }
+
+  private async probe(): Promise<unknown> {
+    try {
+      const response = await fetch(`${this.origin}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      return response.status === 200 ? await response.json() : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Graceful: workers and web get SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000) {
+    this.stopping = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    const children = [this.web, ...this.workers].filter((c): c is ChildProcess => !!c);
+    await stopChildren(children, graceMs);
+    await Promise.all(children.map(exited));
+  }
+
+  running() {
+    return [this.web, ...this.workers].some((c) => c && isRunning(c));
+  }
+}
+
+/** Stops an embedded Postgres; `fast` skips the checkpoint (immediate shutdown, recovery on next start). */
+export async function stopPostgres(pg: EmbeddedPostgres | undefined, fast = false) {
+  if (!pg) return;
+  if (!fast) return pg.stop();
+  try {
+    process.kill(pg.pid, "SIGQUIT");
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 5_000;
+  while (isAlive(pg.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (isAlive(pg.pid)) process.kill(pg.pid, "SIGKILL");
+}

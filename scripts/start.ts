@@ -1,0 +1,126 @@
+// `npm start`: database (embedded unless DATABASE_URL), migrations, demo seed, build, web + workers.
+// Ctrl-C / SIGTERM stops everything in order (workers and web drain, then Postgres); a second
+// signal kills everything at once.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { readEnv } from "../lib/env";
+import type { EmbeddedPostgres } from "../lib/store/embedded-postgres";
+import { resolveDataRoot } from "../lib/store/database-url";
+import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
+import { localOrigin, prepareDatabase, type SeedResult, stopPostgres, Supervisor } from "./lib/stack";
+import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";
+
+const log = (line: string) => process.stdout.write(`[runifold] ${line}\n`);
+const root = process.cwd();
+
+let env: ReturnType<typeof readEnv>;
+try {
+  env = readEnv();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+const dataRoot = resolveDataRoot(env, root);
+
+let embedded: EmbeddedPostgres | undefined;
+let supervisor: Supervisor | undefined;
+let signals = 0;
+let shuttingDown: Promise<void> | undefined;
+
+function shutdown(code: number): Promise<void> {
+  shuttingDown ??= (async () => {
+    log("stopping…");
+    await supervisor?.stop(15_000);
+    await stopChildren(trackedChildren(), 5_000); // e.g. a build still running
+    await stopPostgres(embedded);
+    clearSupervisorState(dataRoot);
+    log("stopped");
+    process.exit(code);
+  })();
+  return shuttingDown;
+}
+
+async function killFast() {
+  log("second signal: killing everything now");
+  killAllNow();
+  await stopPostgres(embedded, true);
+  clearSupervisorState(dataRoot);
+  process.exit(130);
+}
+
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(sig, () => {
+    signals += 1;
+    if (signals === 1) void shutdown(0);
+    else void killFast();
+  });
+}
+process.on("uncaughtException", (error) => {
+  process.stderr.write(`[runifold] fatal: ${error.stack ?? error.message}\n`);
+  killAllNow();
+  if (embedded) void stopPostgres(embedded, true).finally(() => process.exit(1));
+  else process.exit(1);
+});
+process.on("exit", () => killAllNow()); // last resort: never leave a child behind
+
+async function main() {
+  await stopOrphans(dataRoot, log);
+
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    log("no production build yet: running next build (once)");
+    const code = await runCommand(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: root,
+    });
+    if (signals > 0) return;
+    if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  }
+
+  const db = await prepareDatabase({
+    projectRoot: root,
+    dataRoot,
+    databaseUrl: env.DATABASE_URL,
+    embeddedName: "pg",
+    log,
+    onEmbedded: (pg) => {
+      embedded = pg;
+    },
+  });
+  if (db.applied.length > 0) log(`applied migrations: ${db.applied.join(", ")}`);
+  if (signals > 0) return;
+
+  const origin = localOrigin(env.HOST, env.PORT);
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    NEXTAUTH_SECRET: env.NEXTAUTH_SECRET ?? loadOrCreateSecret(dataRoot),
+    NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? env.RUNIFOLD_PUBLIC_URL ?? origin,
+    NODE_ENV: "production",
+  };
+  const stack = new Supervisor({ projectRoot: root, host: env.HOST, port: env.PORT, workers: env.RUNIFOLD_WORKERS, env: childEnv, log });
+  supervisor = stack;
+  stack.start();
+  const publish = () => writeSupervisorState(dataRoot, { pid: process.pid, ...stack.pids(), postgres: embedded?.pid, url: origin });
+  publish();
+  const refresh = setInterval(publish, 2_000); // worker restarts change pids
+  refresh.unref();
+
+  await stack.waitHealthy(120_000);
+  if (signals > 0) return;
+  printWelcome(env.RUNIFOLD_PUBLIC_URL ?? origin, db.seed, env.RUNIFOLD_WORKERS);
+}
+
+function printWelcome(url: string, seed: SeedResult | undefined, workers: number) {
+  const lines = [``, `  Runifold is running at ${url}`, `  health: ${url}/api/health · workers: ${workers}`];
+  if (seed?.created) {
+    lines.push(``, `  First run: demo data seeded. Save these now; they are not shown again.`);
+    if (seed.operator) lines.push(`    operator login: ${seed.operator.email} / ${seed.operator.password}`);
+    if (seed.apiKey) lines.push(`    demo API key:   ${seed.apiKey}`);
+  }
+  lines.push(``, `  Press Ctrl-C to stop.`, ``);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`[runifold] ${error instanceof Error ? error.message : String(error)}\n`);
+  void shutdown(1);
+});

@@ -1,0 +1,180 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRun } from "../../lib/engine/ops/create-run";
+import { readEmbeddedUrl } from "../../lib/store/embedded-postgres";
+import { ROOT, until, waitForExit } from "../helpers/processes";
+
+// `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
+// RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.
+
+let dataRoot: string;
+let supervisor: ChildProcess | undefined;
+let output = "";
+const owned = new Set<number>();
+
+beforeAll(() => {
+  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    const build = spawnSync(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 600_000,
+    });
+    if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+  }
+  dataRoot = mkdtempSync(path.join(os.tmpdir(), "runifold-start-"));
+}, 620_000);
+
+afterAll(async () => {
+  if (supervisor?.pid && alive(supervisor.pid)) supervisor.kill("SIGKILL");
+  for (const pid of owned) if (alive(pid)) kill(pid, "SIGKILL");
+  await until(async () => [...owned].every((pid) => !alive(pid)), 10_000).catch(() => {});
+  rmSync(dataRoot, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("starts Postgres, the web app and a worker, runs a workflow, and stops everything on Ctrl-C", async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      RUNIFOLD_DATA_DIR: dataRoot,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      RUNIFOLD_WORKERS: "1",
+      RUNIFOLD_LOG_LEVEL: "warn",
+    };
+    for (const name of ["DATABASE_URL", "NEXTAUTH_SECRET", "NEXTAUTH_URL", "RUNIFOLD_PUBLIC_URL"]) delete env[name];
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    supervisor = child;
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    const supervisorPid = child.pid as number;
+    owned.add(supervisorPid);
+
+    const health = await until(async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${output}`);
+      const body = await fetch(`http://127.0.0.1:${port}/api/health`)
+        .then((r) => (r.status === 200 ? r.json() : undefined))
+        .catch(() => undefined);
+      return body?.workers?.online >= 1 ? body : undefined;
+    }, 180_000, 250).catch((error) => {
+      throw new Error(`${(error as Error).message}\n${output}`);
+    });
+    expect(health).toEqual({ database: "ok", migrations: "applied", workers: { online: 1 }, ok: true });
+    expect(output).toContain(`http://127.0.0.1:${port}`);
+    expect(readFileSync(path.join(dataRoot, "nextauth-secret"), "utf8").trim().length).toBeGreaterThanOrEqual(32);
+
+    const state = JSON.parse(readFileSync(path.join(dataRoot, "supervisor.json"), "utf8")) as {
+      web: number;
+      workers: number[];
+      postgres: number;
+    };
+    const url = readEmbeddedUrl(ROOT, "pg", dataRoot);
+    expect(url).toBeTruthy();
+    const named = [supervisorPid, state.web, ...state.workers, state.postgres];
+    expect(state.workers).toHaveLength(1);
+    for (const pid of named) expect(alive(pid)).toBe(true);
+
+    const sql = postgres(url as string, { max: 2, onnotice: () => {} });
+    try {
+      const [tenant] = await sql`INSERT INTO tenants (slug, name) VALUES ('start-test', 'Start test') RETURNING id`;
+      const run = await createRun(sql, {
+        tenantId: tenant?.id as string,
+        workflowName: "generate-report",
+        workflowVersion: 1,
+        input: { report_id: "x", settle_ms: 0 },
+      });
+      await until(async () => (await sql`SELECT status FROM runs WHERE id = ${run.id}`)[0]?.status === "completed", 60_000, 100);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+
+    // Everything the supervisor started (web, worker, Postgres and its backends, helpers).
+    const tree = descendants(supervisorPid);
+    for (const pid of [...named, ...tree]) owned.add(pid);
+    for (const pid of named) expect([supervisorPid, ...tree]).toContain(pid);
+
+    const started = Date.now();
+    child.kill("SIGINT");
+    expect(await waitForExit(child, 30_000)).toBe(0);
+    await until(async () => [...owned].every((pid) => !alive(pid)), Math.max(1_000, 30_000 - (Date.now() - started)), 100).catch(() => {
+      const left = [...owned].filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
+      throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
+    });
+    expect(existsSync(path.join(dataRoot, "supervisor.json"))).toBe(false);
+  }, 330_000);
+});
+
+/** Alive and not a zombie (a container's pid 1 may never reap an orphan). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+function descendants(rootPid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parent.set(Number(entry), Number(fields[1]));
+    } catch {
+      // exited while listing
+    }
+  }
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, ppid] of parent) {
+      if (ppid === pid) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(rootPid);
+  return found;
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "?";
+  }
+}
+
+function kill(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
