@@ -31,6 +31,8 @@ export const runs = pgTable(
     /** What a waiting run waits for: {timer:{key,wakeAt}} | {signal:{name,since}} | {input:{keys,since}}. */
     waitDetail: jsonb("wait_detail"),
     progress: jsonb("progress"),
+    /** The legacy caller's `_meta.progressToken`, reused for progress notifications until terminal. */
+    progressToken: jsonb("progress_token"),
     statusMessage: text("status_message"),
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
