@@ -15,6 +15,7 @@ import { ROOT, until, waitForExit } from "../helpers/processes";
 let dataRoot: string;
 let supervisor: ChildProcess | undefined;
 let output = "";
+let clusterDir: string | undefined;
 const owned = new Set<number>();
 
 beforeAll(() => {
@@ -33,6 +34,10 @@ afterAll(async () => {
   if (supervisor?.pid && alive(supervisor.pid)) supervisor.kill("SIGKILL");
   for (const pid of owned) if (alive(pid)) kill(pid, "SIGKILL");
   await until(async () => [...owned].every((pid) => !alive(pid)), 10_000).catch(() => {});
+  // When the project path is not traversable by the postgres user (a mode-700 clone), the cluster
+  // and a copy of the binaries live in a runtime directory keyed by this temporary data root.
+  const relocated = clusterDir && !clusterDir.startsWith(dataRoot) ? path.dirname(clusterDir) : undefined;
+  if (relocated && path.basename(relocated).startsWith("runifold-")) rmSync(relocated, { recursive: true, force: true });
   rmSync(dataRoot, { recursive: true, force: true });
 });
 
@@ -81,6 +86,7 @@ describe("npm start", () => {
       workers: number[];
       postgres: number;
     };
+    clusterDir = (JSON.parse(readFileSync(path.join(dataRoot, "pg.embedded.json"), "utf8")) as { dataDir: string }).dataDir;
     const url = readEmbeddedUrl(ROOT, "pg", dataRoot);
     expect(url).toBeTruthy();
     const named = [supervisorPid, state.web, ...state.workers, state.postgres];
