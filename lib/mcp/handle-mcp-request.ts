@@ -30,13 +30,19 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
     return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
   }
 
+  // Both eras: one JSON-RPC message per POST (batching was removed in 2025-06-18).
+  if (!isRecord(body)) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid Request: expected one JSON-RPC object"), 400);
+  // Postgres text and jsonb cannot hold U+0000; refuse it up front rather than fail on insert.
+  if (containsNul(body)) {
+    return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"), 400);
+  }
   if (isModern(body, call.request.headers)) {
     const message = body as JsonRpcRequest;
     const id = validId(message.id);
     if (!isRequestShape(message)) return jsonResponse(rpcError(id, RPC.invalidRequest, "Invalid JSON-RPC request"), 400);
     return guard(deps, id, () => handleModernRequest(deps, call, message));
   }
-  return guard(deps, isRecord(body) ? validId(body.id) : null, () => handleLegacyMessage(deps, call, body));
+  return guard(deps, validId(body.id), () => handleLegacyMessage(deps, call, body));
 }
 
 /** Modern iff the request claims a 2026 protocol version in its _meta or its version header. */
@@ -73,6 +79,15 @@ async function guard(deps: McpDeps, id: string | number | null, run: () => Promi
     deps.logger.error("mcp request failed", { error: coerceError(caught).message });
     return jsonResponse(rpcError(id, RPC.internalError, "Internal error"), 503);
   }
+}
+
+function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (depth > 64 || typeof value !== "object" || value === null) return false;
+  for (const [key, child] of Object.entries(value)) {
+    if (key.includes("\u0000") || containsNul(child, depth + 1)) return true;
+  }
+  return false;
 }
 
 function tooLarge(): Response {

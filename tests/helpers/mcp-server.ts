@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type postgres from "postgres";
-import { silentLogger } from "../../lib/engine/logger";
+import { type Logger, silentLogger } from "../../lib/engine/logger";
 import { createWorker, type Worker } from "../../lib/engine/worker";
 import { authenticate } from "../../lib/mcp/auth-gate";
 import { handleMcpPost } from "../../lib/mcp/handle-mcp-request";
@@ -14,7 +14,7 @@ import { shippedWorkflows } from "../../workers/workflows";
  */
 export async function startMcpTestServer(
   sql: postgres.Sql,
-  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean } = {},
+  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean; logger?: Logger } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     try {
@@ -34,7 +34,7 @@ export async function startMcpTestServer(
       } else {
         const gate = await authenticate(request, {
           sql,
-          logger: silentLogger,
+          logger: options.logger ?? silentLogger,
           allowedOrigins: options.allowedOrigins ?? [],
           insecureLoopbackTenant: options.insecureLoopbackTenant,
           host: "127.0.0.1",
@@ -43,7 +43,7 @@ export async function startMcpTestServer(
           gate instanceof Response
             ? gate
             : await handleMcpPost(
-                { sql, registry: shippedWorkflows, logger: silentLogger, reauthorize: gate.reauthorize },
+                { sql, registry: shippedWorkflows, logger: options.logger ?? silentLogger, reauthorize: gate.reauthorize },
                 { principal: gate.principal, request, signal: controller.signal },
               );
       }
