@@ -14,7 +14,7 @@ import { shippedWorkflows } from "../../workers/workflows";
  */
 export async function startMcpTestServer(
   sql: postgres.Sql,
-  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean; logger?: Logger } = {},
+  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean; logger?: Logger; port?: number } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     try {
@@ -58,7 +58,7 @@ export async function startMcpTestServer(
       res.end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   let worker: Worker | undefined;
   if (options.worker !== false) {
