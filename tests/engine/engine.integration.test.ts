@@ -1,4 +1,4 @@
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidWorkflowInput } from "../../lib/engine/errors";
 import { silentLogger } from "../../lib/engine/logger";

@@ -5,6 +5,7 @@
 export const TASKS_EXT = "io.modelcontextprotocol/tasks";
 let nextId = 1;
 
+// biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON-RPC bodies
 export type RawResponse = { status: number; body: any; headers: Headers };
 
 export function modernClient(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}) {
