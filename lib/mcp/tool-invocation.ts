@@ -34,7 +34,12 @@ export async function startTask(
   call: McpCall,
   route: RouteRow,
   args: Record<string, unknown>,
-  options: { origin: "modern" | "legacy" | "ordinary"; requestedTtlMs?: number | null; answeredInputs?: Record<string, { request: unknown; response: unknown }> },
+  options: {
+    origin: "modern" | "legacy" | "ordinary";
+    requestedTtlMs?: number | null;
+    answeredInputs?: Record<string, { request: unknown; response: unknown }>;
+    progressToken?: string | number;
+  },
 ): Promise<StartedTask> {
   try {
     const task = await createTaskFromRoute(deps.sql, {
@@ -45,6 +50,7 @@ export async function startTask(
       registry: deps.registry,
       requestedTtlMs: options.requestedTtlMs,
       answeredInputs: options.answeredInputs,
+      progressToken: options.progressToken,
     });
     return { kind: "task", task };
   } catch (error) {
@@ -77,7 +83,7 @@ export async function runToCompletion(
   const terminal = record?.terminal;
   if (terminal?.result) return terminal.result;
   if (terminal?.error) throw new McpError(terminal.error.code, terminal.error.message, terminal.error.data);
-  if (record?.status === "cancelled") return { content: [{ type: "text", text: `Task ${started.task.id} was cancelled.` }], isError: true };
+  if (record?.status === "cancelled") return cancelledResult(started.task.id);
   const seconds = Math.round(route.sync_deadline_ms / 1000);
   return {
     content: [
@@ -89,6 +95,15 @@ export async function runToCompletion(
     structuredContent: { taskId: started.task.id, status: "working" },
     isError: true,
   };
+}
+
+/**
+ * What a tools/call whose run was cancelled answers on the ordinary path; the legacy tasks/result
+ * of a cancelled task returns the very same result ("exactly what the underlying request would
+ * have returned", 2025-11-25 basic/utilities/tasks "Result Retrieval").
+ */
+export function cancelledResult(taskId: string): WorkflowResult & { isError: true } {
+  return { content: [{ type: "text", text: `Task ${taskId} was cancelled.` }], isError: true };
 }
 
 /** What tools/list shows for a route, in either era (`execution` only where the era has it). */

@@ -1,6 +1,8 @@
 import type { RouteRow } from "../../db/queries/routes";
 import type { Principal } from "../auth/api-keys";
 import { createRun } from "../engine/ops/create-run";
+import { jsonParam } from "../engine/ops/json-param";
+import { inTransaction } from "../engine/ops/transaction";
 import type { SqlHandle } from "../engine/ops/types";
 import type { WorkflowRegistry } from "../engine/workflow";
 import { readTaskRecord, type TaskRecord } from "./task-record";
@@ -23,10 +25,15 @@ export async function createTaskFromRoute(
     registry: WorkflowRegistry;
     requestedTtlMs?: number | null;
     answeredInputs?: Record<string, { request: unknown; response: unknown }>;
+    /**
+     * The legacy caller's `_meta.progressToken` (2025-11-25 tasks: it stays valid until the task is
+     * terminal); stored with the run so whichever instance serves tasks/result can reuse it.
+     */
+    progressToken?: string | number;
   },
 ): Promise<TaskRecord> {
   const { route, principal } = params;
-  const run = await createRun(sql, {
+  const create = (handle: SqlHandle) => createRun(handle, {
     tenantId: principal.tenantId,
     routeId: route.id,
     workflowName: route.workflow_name,
@@ -39,6 +46,16 @@ export async function createTaskFromRoute(
     definition: params.registry.get(route.workflow_name, route.workflow_version),
     answeredInputs: params.answeredInputs,
   });
+  const token = params.progressToken;
+  // The token commits with the run (one transaction), so no reader ever sees the run without it.
+  const run =
+    token === undefined
+      ? await create(sql)
+      : await inTransaction(sql, async (tx) => {
+          const created = await create(tx);
+          await tx.unsafe("UPDATE runs SET progress_token = $2::text::jsonb WHERE id = $1", [created.id, jsonParam(token)]);
+          return created;
+        });
   return {
     id: run.id,
     tenantId: run.tenant_id,

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { SqlHandle } from "../engine/ops/types";
 import type { RunStatus } from "../engine/states";
 import type { InputRequest, WorkflowResult } from "../engine/workflow";
@@ -37,8 +38,16 @@ export function isTaskId(value: unknown): value is string {
  */
 export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
   if (!isTaskId(params.taskId)) return undefined;
-  const rows = await sql.unsafe(
-    `SELECT r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.origin, r.created_by_key_id,
+  const rows = await sql.unsafe(`SELECT ${TASK_RECORD_COLUMNS} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`, [params.taskId, params.tenantId]);
+  const row = rows[0];
+  return row ? toTaskRecord(row) : undefined;
+}
+
+/**
+ * The columns a TaskRecord is built from, for `SELECT … FROM runs r` (exported so list queries
+ * such as legacy tasks/list build the very same record as a single read).
+ */
+export const TASK_RECORD_COLUMNS = `r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.origin, r.created_by_key_id,
             r.ttl_ms::float8 AS ttl_ms, r.poll_interval_ms, r.status_message, r.progress, r.created_at, r.updated_at,
             (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
             CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
@@ -47,12 +56,10 @@ export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string;
             CASE WHEN r.status = 'waiting_input' THEN
               (SELECT jsonb_object_agg(i.key, i.request ORDER BY i.requested_at, i.key) FROM run_inputs i
                WHERE i.run_id = r.id AND i.response IS NULL)
-            END AS pending_inputs
-     FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
-    [params.taskId, params.tenantId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
+            END AS pending_inputs`;
+
+/** Maps one row of TASK_RECORD_COLUMNS. */
+export function toTaskRecord(row: postgres.Row): TaskRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,

@@ -1,8 +1,70 @@
-import { McpError, RPC, errorResponse } from "../json-rpc";
+import { isRecord, jsonResponse, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { requireScope } from "../scopes";
+import { acceptClientResponse } from "./client-responses";
+import { initialize } from "./initialize";
+import { requestVersion } from "./protocol-version";
+import { tasksCancel } from "./tasks-cancel";
+import { tasksGet } from "./tasks-get";
+import { tasksList } from "./tasks-list";
+import { tasksResult } from "./tasks-result";
+import { toolsCall } from "./tools-call";
+import { toolsList } from "./tools-list";
 
-/** Protocol 2025-11-25 and older (initialize-based clients). */
-export async function handleLegacyMessage(_deps: McpDeps, _call: McpCall, message: unknown): Promise<Response> {
-  const id = (message as { id?: string | number }).id ?? null;
-  return errorResponse(id, new McpError(RPC.methodNotFound, "This server speaks protocol 2026-07-28 on this endpoint", undefined, 400));
+/**
+ * The legacy leg: protocol 2025-11-25 (experimental tasks) and older, hand-rolled over the same
+ * durable store as the modern leg. Stateless: no Mcp-Session-Id is read or minted; each request
+ * carries its version in the MCP-Protocol-Version header; task state lives in Postgres only, so
+ * any instance answers any request — including the client's responses to our elicitations.
+ *
+ * One POST body is one JSON-RPC message (2025-06-18 dropped batching; older batches get -32600):
+ *  - a request → its response (JSON, or SSE for a blocking tasks/result);
+ *  - a notification → 202, nothing to do (we keep no per-client state they could update);
+ *  - a response → the answer to an elicitation/create we sent → provideInput, 202.
+ * Malformed envelopes are 400; every other error travels in-band with HTTP 200.
+ */
+export async function handleLegacyMessage(deps: McpDeps, call: McpCall, message: unknown): Promise<Response> {
+  if (!isRecord(message) || message.jsonrpc !== "2.0") {
+    const reason = Array.isArray(message) ? "JSON-RPC batches are not supported" : "Invalid JSON-RPC message";
+    return jsonResponse(rpcError(null, RPC.invalidRequest, reason), 400);
+  }
+  const id = message.id;
+  const hasValidId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+  if (typeof message.method !== "string") {
+    if (hasValidId && ("result" in message || "error" in message)) return acceptClientResponse(deps, call, message);
+    return jsonResponse(rpcError(hasValidId ? id : null, RPC.invalidRequest, "Invalid JSON-RPC message"), 400);
+  }
+  if (message.params !== undefined && !isRecord(message.params)) {
+    return jsonResponse(rpcError(hasValidId ? id : null, RPC.invalidRequest, "params must be an object"), 400);
+  }
+  if (id === undefined) return new Response(null, { status: 202 });
+  if (!hasValidId) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid JSON-RPC id"), 400);
+
+  requireScope(call.principal, "mcp");
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  if (message.method === "initialize") return jsonResponse(rpcResult(id, initialize(params)));
+  const version = requestVersion(call.request.headers);
+  if (message.method === "tasks/result") return tasksResult(deps, call, id, params);
+  return jsonResponse(rpcResult(id, await dispatch(deps, call, message.method, params, version)));
 }
+
+function dispatch(deps: McpDeps, call: McpCall, method: string, params: Record<string, unknown>, version: string): unknown {
+  switch (method) {
+    case "ping":
+      return {};
+    case "tools/list":
+      return toolsList(deps, call);
+    case "tools/call":
+      return toolsCall(deps, call, params, version);
+    // tasks/* are served whatever the version: a client holds a task ID only if it negotiated tasks.
+    case "tasks/get":
+      return tasksGet(deps, call, params);
+    case "tasks/list":
+      return tasksList(deps, call, params);
+    case "tasks/cancel":
+      return tasksCancel(deps, call, params);
+    default:
+      throw new McpError(RPC.methodNotFound, `Method not found: ${method.slice(0, 100)}`);
+  }
+}
+

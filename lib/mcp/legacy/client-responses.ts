@@ -1,0 +1,66 @@
+import type { InputResponse } from "../../engine/workflow";
+import { answerTaskByHandle } from "../../tasks/task-actions";
+import { isRecord, RPC } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { isElicitResult } from "../modern/tools-call";
+import { requireScope } from "../scopes";
+import { readBoundTask } from "./bound-task";
+import { parseElicitationRequestId } from "./elicitation-ids";
+
+/**
+ * A JSON-RPC *response* POSTed by the client: its answer to an `elicitation/create` we streamed on
+ * some instance's tasks/result. Whichever instance receives it writes it through the one
+ * provideInput operation (DESIGN §3), so the task resumes wherever it runs. Streamable HTTP: a
+ * response the server accepts gets 202 with no body.
+ *
+ * - An ID we never issued, or one for a task the caller cannot see (another key or tenant, expired),
+ *   is ignored exactly alike: a response has no reply to carry an error, and no difference may
+ *   reveal that a task exists. The binding is the same as tasks/result's, whose stream is the only
+ *   legitimate source of these IDs.
+ * - First answer wins: a late duplicate (another stream, an operator in the UI) is ignored.
+ * - An `error` response means the client could not or would not answer: it counts as
+ *   `{action: "cancel"}` (the user dismissed the question), except -32601, which says the client
+ *   has no elicitation support at all — then the question stays open for an operator or another
+ *   client instead of being cancelled on the user's behalf.
+ * - A result that is not an ElicitResult is treated like an error response.
+ */
+export async function acceptClientResponse(deps: McpDeps, call: McpCall, message: Record<string, unknown>): Promise<Response> {
+  const accepted = new Response(null, { status: 202 });
+  const target = parseElicitationRequestId(message.id);
+  if (!target) {
+    deps.logger.debug("legacy: ignored a response to an unknown request id");
+    return accepted;
+  }
+  requireScope(call.principal, "tasks:write");
+  const response = toInputResponse(message);
+  if (!response) return accepted;
+  if (!(await readBoundTask(deps.sql, call.principal, target.taskId))) return accepted;
+  const outcome = await answerTaskByHandle(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId: target.taskId,
+    responses: { [target.key]: response },
+    actor: `key:${call.principal.keyId}`,
+  });
+  deps.logger.info("legacy elicitation answered", {
+    taskId: target.taskId,
+    key: target.key,
+    action: response.action,
+    accepted: outcome.accepted.includes(target.key),
+  });
+  return accepted;
+}
+
+function toInputResponse(message: Record<string, unknown>): InputResponse | undefined {
+  if ("result" in message) {
+    const result = isRecord(message.result) ? stripMeta(message.result) : undefined;
+    return isElicitResult(result) ? result : { action: "cancel" };
+  }
+  const error = isRecord(message.error) ? message.error : {};
+  return error.code === RPC.methodNotFound ? undefined : { action: "cancel" };
+}
+
+/** The answer is stored as the ElicitResult proper; transport-level `_meta` is not part of it. */
+function stripMeta(result: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _ignored, ...rest } = result;
+  return rest;
+}

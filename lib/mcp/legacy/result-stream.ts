@@ -1,0 +1,125 @@
+import { getTaskFeed } from "../../tasks/task-feed";
+import type { TaskRecord } from "../../tasks/task-record";
+import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { META } from "../server-info";
+import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
+import { elicitationRequestId } from "./elicitation-ids";
+import { openSse } from "./sse";
+import { terminalAnswer } from "./terminal-answer";
+
+/** Fallback re-read when a change notification is missed (LISTEN reconnects, lost NOTIFY). */
+const POLL_MS = 2_000;
+/** Long waits re-check the API key now and then, so a revoked key stops receiving questions. */
+const REAUTHORIZE_MS = 30_000;
+
+/**
+ * The SSE form of a blocking tasks/result (2025-11-25 "Input Required Status"). Until the task is
+ * terminal, every change re-reads the store (a notification only says "look again") and sends:
+ *  - each unanswered input request as an `elicitation/create` request, once per stream, with the
+ *    related-task `_meta` (MUST, L15) and an ID derived from task + key, so the client's response
+ *    may reach any instance (client-responses.ts); questions that appear later are sent as they appear;
+ *  - `notifications/tasks/status` with the full Task on each status change (optional; without
+ *    related-task `_meta`, which it SHOULD NOT carry);
+ *  - `notifications/progress` with the caller's original progressToken, which stays valid until the
+ *    task is terminal (L20) — only rising values, never after the terminal state;
+ * and finally the terminal answer, which ends the stream. A store error skips a round (it never
+ * invents a transition); the next notification or poll tries again.
+ */
+export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpcId, initial: TaskRecord): Promise<Response> {
+  const taskId = initial.id;
+  const progressToken = await readProgressToken(deps, call, taskId);
+  const feed = await getTaskFeed(deps.sql);
+  const sse = openSse(call.signal);
+  const relatedTask = { [META.relatedTask]: { taskId } };
+  const askedKeys = new Set<string>();
+  let lastStatus = "";
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  let authorizedAt = Date.now();
+
+  const publish = (record: TaskRecord) => {
+    const task = legacyTask(record);
+    const status = JSON.stringify([task.status, task.statusMessage]);
+    if (status !== lastStatus) {
+      lastStatus = status;
+      sse.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params: task });
+    }
+    if (isTerminalRecord(record)) {
+      sse.send(terminalAnswer(id, record));
+      sse.close();
+      return;
+    }
+    const progress = record.progress;
+    if (progressToken !== undefined && progress && progress.progress > lastProgress) {
+      lastProgress = progress.progress;
+      sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...progress, _meta: relatedTask } });
+    }
+    for (const [key, request] of Object.entries(record.pendingInputs ?? {})) {
+      if (askedKeys.has(key)) continue;
+      askedKeys.add(key);
+      sse.send({
+        jsonrpc: "2.0",
+        id: elicitationRequestId(taskId, key),
+        method: request.method,
+        params: { ...request.params, _meta: relatedTask },
+      });
+    }
+  };
+
+  const readRound = async () => {
+    if (Date.now() - authorizedAt > REAUTHORIZE_MS) {
+      if (!(await deps.reauthorize())) {
+        sse.send(rpcError(id, RPC.invalidRequest, "The API key is no longer valid"));
+        return sse.close();
+      }
+      authorizedAt = Date.now();
+    }
+    const record = await readBoundTask(deps.sql, call.principal, taskId);
+    if (sse.closed) return;
+    if (!record) {
+      // Expired (ttl counts from creation, whatever the status) or purged: now an unknown ID.
+      const error = taskNotFound();
+      sse.send(rpcError(id, error.code, error.message));
+      return sse.close();
+    }
+    publish(record);
+  };
+
+  // Rounds never overlap, so messages go out in store order; a wake-up during a round runs one more.
+  let running = false;
+  let again = false;
+  const refresh = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        if (!sse.closed) await readRound();
+      } while (again);
+    } catch (error) {
+      deps.logger.warn("tasks/result round skipped: store unavailable", { taskId, error: (error as Error).message });
+    } finally {
+      running = false;
+    }
+  };
+
+  sse.onClose(feed.subscribe(taskId, () => void refresh()));
+  const poll = setInterval(() => void refresh(), POLL_MS);
+  sse.onClose(() => clearInterval(poll));
+  publish(initial);
+  // Anything that changed between the first read and the subscription is caught by this round.
+  void refresh();
+  return sse.response;
+}
+
+async function readProgressToken(deps: McpDeps, call: McpCall, taskId: string): Promise<string | number | undefined> {
+  const rows = await deps.sql.unsafe<{ progress_token: unknown }[]>("SELECT progress_token FROM runs WHERE id = $1 AND tenant_id = $2", [
+    taskId,
+    call.principal.tenantId,
+  ]);
+  const token = rows[0]?.progress_token;
+  return typeof token === "string" || typeof token === "number" ? token : undefined;
+}

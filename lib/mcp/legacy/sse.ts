@@ -1,0 +1,63 @@
+/**
+ * A server-sent-events body answering one POST (Streamable HTTP): JSON-RPC messages as `message`
+ * events plus keep-alive comments, so idle proxies do not cut a long wait. No event IDs: the server
+ * keeps no event store, so a priming ID would only invite a GET resumption (answered 405); a client
+ * whose stream drops simply calls tasks/result again and gets every outstanding question re-sent.
+ */
+export type SseStream = {
+  readonly response: Response;
+  readonly closed: boolean;
+  send(message: unknown): void;
+  /** Ends the stream (after the final JSON-RPC response) and runs the cleanups. */
+  close(): void;
+  onClose(cleanup: () => void): void;
+};
+
+const KEEPALIVE_MS = 15_000;
+
+export function openSse(signal: AbortSignal): SseStream {
+  const encoder = new TextEncoder();
+  const cleanups: (() => void)[] = [];
+  let closed = false;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  };
+  // start() runs synchronously inside the constructor, so `controller` is set before any send.
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel: finish,
+  });
+  const keepalive = setInterval(() => controller?.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
+  cleanups.push(() => clearInterval(keepalive));
+  const close = () => {
+    if (closed) return;
+    finish();
+    controller?.close();
+  };
+  // The client went away: stop watching the task (the task itself is unaffected).
+  const onAbort = () => close();
+  signal.addEventListener("abort", onAbort, { once: true });
+  cleanups.push(() => signal.removeEventListener("abort", onAbort));
+  return {
+    response: new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+    }),
+    get closed() {
+      return closed;
+    },
+    send(message) {
+      if (!closed) controller?.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+    },
+    close,
+    onClose(cleanup) {
+      if (closed) cleanup();
+      else cleanups.push(cleanup);
+    },
+  };
+}

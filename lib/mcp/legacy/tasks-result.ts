@@ -1,0 +1,39 @@
+import { waitForTask } from "../../tasks/wait-for-task";
+import { type JsonRpcId, jsonResponse } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { requireScope } from "../scopes";
+import { isTerminalRecord, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
+import { streamTaskResult } from "./result-stream";
+import { terminalAnswer } from "./terminal-answer";
+
+/**
+ * tasks/result (2025-11-25 "Result Retrieval"): a terminal task is answered at once; a `working` or
+ * `input_required` one MUST block until it is terminal (checklist L11) — never a partial result or
+ * an error (the hang in SDKs and the Inspector came from servers doing otherwise).
+ *
+ * A client that accepts `text/event-stream` gets the wait as an SSE stream on which the task's
+ * questions arrive as `elicitation/create` (see result-stream.ts). A JSON-only client just waits:
+ * it cannot receive questions, so an `input_required` task then waits for an operator's answer.
+ */
+export async function tasksResult(deps: McpDeps, call: McpCall, id: JsonRpcId, params: Record<string, unknown>): Promise<Response> {
+  requireScope(call.principal, "tasks:read");
+  const taskId = taskIdOf(params);
+  const record = await requireBoundTask(deps.sql, call.principal, taskId);
+  if (isTerminalRecord(record)) return jsonResponse(terminalAnswer(id, record));
+  if (acceptsEventStream(call.request.headers)) return streamTaskResult(deps, call, id, record);
+
+  const final = await waitForTask(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId,
+    done: (r) => r.handleExpired || isTerminalRecord(r),
+    signal: call.signal,
+  });
+  // Expired or purged while we waited: from now on it answers like an unknown ID.
+  if (!final || final.handleExpired) throw taskNotFound();
+  // Not terminal only when the client went away; nobody reads this answer.
+  return jsonResponse(isTerminalRecord(final) ? terminalAnswer(id, final) : { jsonrpc: "2.0", id, error: { code: -32603, message: "Request aborted" } });
+}
+
+function acceptsEventStream(headers: Headers): boolean {
+  return (headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}

@@ -1,0 +1,78 @@
+import { isRecord, McpError, RPC } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { requireScope } from "../scopes";
+import { readArguments, resolveTool, runToCompletion, startTask } from "../tool-invocation";
+import { legacyTask } from "./bound-task";
+import { versionHasTasks } from "./protocol-version";
+
+const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
+
+/**
+ * tools/call for 2025-11-25 and older clients.
+ *
+ * Task mode is decided before anything runs or is written (the SDK v1 server runs the handler
+ * first; the spec wants the error instead): a `required` tool called plainly MUST get -32601 and a
+ * `forbidden` tool called as a task SHOULD get -32601 (tasks.mdx "Tool-Level Negotiation"; the
+ * Error Handling section's -32600 is only a MAY for other request types).
+ *
+ * A client on a version without tasks never saw `capabilities.tasks`, so its `params.task` is
+ * ignored and the call takes the ordinary path (tasks.mdx "Task Support and Handling": MUST process
+ * normally). A `required` tool cannot take that path and answers -32601 in every legacy version.
+ */
+export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<string, unknown>, version: string) {
+  const route = await resolveTool(deps, call.principal, params.name);
+  const task = versionHasTasks(version) ? params.task : undefined;
+  if (task !== undefined && !isRecord(task)) throw new McpError(RPC.invalidParams, "params.task must be an object");
+  const asTask = task !== undefined;
+  if (route.task_support === "required" && !asTask) {
+    throw new McpError(
+      RPC.methodNotFound,
+      versionHasTasks(version)
+        ? `Tool ${route.tool_name} requires task augmentation (params.task)`
+        : `Tool ${route.tool_name} runs only as a task, which needs protocol version 2025-11-25`,
+    );
+  }
+  if (route.task_support === "forbidden" && asTask) {
+    throw new McpError(RPC.methodNotFound, `Tool ${route.tool_name} does not support task augmentation`);
+  }
+  const args = readArguments(params);
+  if (!asTask) return runToCompletion(deps, call, route, args);
+
+  requireScope(call.principal, "tasks:write");
+  const started = await startTask(deps, call, route, args, {
+    origin: "legacy",
+    requestedTtlMs: readTtl(task),
+    progressToken: readProgressToken(params),
+  });
+  // Arguments that fail the tool's schema: no task was accepted, so there is no CreateTaskResult to
+  // give, and a CallToolResult is not a valid answer to a task-augmented request; -32602 it is.
+  if (started.kind === "invalid") {
+    const text = started.result.content[0];
+    throw new McpError(RPC.invalidParams, text?.type === "text" ? text.text : "Invalid arguments");
+  }
+  deps.logger.info("legacy task created", { taskId: started.task.id, tool: route.tool_name, keyId: call.principal.keyId });
+  // CreateTaskResult is nested ({task}) in 2025-11-25, and is sent once the run is committed.
+  return {
+    task: legacyTask(started.task),
+    _meta: { [MODEL_IMMEDIATE_RESPONSE]: `Started ${route.tool_name} as task ${started.task.id}; its result follows when it finishes.` },
+  };
+}
+
+/** `params.task.ttl`: requested retention in ms from creation; granted up to the route's and tenant's caps. */
+function readTtl(task: Record<string, unknown>): number | undefined {
+  const ttl = task.ttl;
+  if (ttl === undefined) return undefined;
+  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl < 0) {
+    throw new McpError(RPC.invalidParams, "params.task.ttl must be a non-negative number of milliseconds");
+  }
+  return ttl;
+}
+
+/** The caller's `_meta.progressToken` (basic/utilities/progress: a string or an integer). */
+function readProgressToken(params: Record<string, unknown>): string | number | undefined {
+  const meta = isRecord(params._meta) ? params._meta : undefined;
+  const token = meta?.progressToken;
+  if (typeof token === "string" && token.length <= 200) return token;
+  if (typeof token === "number" && Number.isSafeInteger(token)) return token;
+  return undefined;
+}

@@ -1,0 +1,77 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The official SDK v1 client (2025-11-25 experimental tasks) over real HTTP, authenticated with a
+ * Bearer key. With several URLs, every fetch goes to the next one (a round-robin load balancer).
+ */
+export async function connectLegacyClient(
+  urls: string | string[],
+  token: string,
+  options: { onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>; name?: string } = {},
+): Promise<{ client: Client; log: { target: string; method: string; message: unknown }[]; close(): Promise<void> }> {
+  const targets = Array.isArray(urls) ? urls : [urls];
+  const log: { target: string; method: string; message: unknown }[] = [];
+  let next = 0;
+  const roundRobin = (input: string | URL | Request, init?: RequestInit) => {
+    const target = targets[next++ % targets.length] as string;
+    const message = typeof init?.body === "string" ? JSON.parse(init.body) : undefined;
+    log.push({ target, method: init?.method ?? "GET", message });
+    const url = new URL(typeof input === "string" || input instanceof URL ? input.toString() : input.url);
+    return fetch(new URL(url.pathname + url.search, target), init);
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(targets[0] as string), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    fetch: roundRobin,
+  });
+  const client = new Client(
+    { name: options.name ?? "runifold-legacy-tests", version: "1.0.0" },
+    { capabilities: options.onElicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (options.onElicit) {
+    const onElicit = options.onElicit;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => onElicit(request));
+  }
+  await client.connect(transport);
+  return { client, log, close: () => client.close() };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON-RPC bodies
+export type LegacyRawResponse = { status: number; body: any; events: any[]; headers: Headers };
+
+let rawId = 1;
+
+/** A raw 2025-11-25 JSON-RPC poster (no SDK), for exact wire checks. SSE bodies are split into `events`. */
+export function legacyRaw(url: string, token: string, defaults: { version?: string | null; accept?: string } = {}) {
+  async function post(body: unknown, extra: { version?: string | null; accept?: string } = {}): Promise<LegacyRawResponse> {
+    const version = extra.version !== undefined ? extra.version : defaults.version !== undefined ? defaults.version : "2025-11-25";
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: extra.accept ?? defaults.accept ?? "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      ...(version ? { "mcp-protocol-version": version } : {}),
+    };
+    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    const events = (response.headers.get("content-type") ?? "").includes("text/event-stream")
+      ? text
+          .split("\n")
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => JSON.parse(line.slice(6)))
+      : [];
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // SSE: see events
+    }
+    return { status: response.status, body: events.length > 0 ? events.at(-1) : parsed, events, headers: response.headers };
+  }
+  return {
+    post,
+    request(method: string, params: Record<string, unknown> = {}, extra: { version?: string | null; accept?: string } = {}) {
+      return post({ jsonrpc: "2.0", id: rawId++, method, params }, extra);
+    },
+  };
+}
