@@ -3,13 +3,14 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findActiveRoute } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { type Principal, verifyApiKey } from "../../lib/auth/api-keys";
+import { createApiKey, type Principal, verifyApiKey } from "../../lib/auth/api-keys";
 import { createTaskFromRoute } from "../../lib/tasks/create-task";
 import { seedDemo } from "../../lib/tasks/demo-seed";
 import { shippedWorkflows } from "../../workers/workflows";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
+import { until } from "../helpers/processes";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
@@ -112,5 +113,139 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
     } finally {
       await close();
     }
+  });
+
+  // Covers L8 (unique random IDs), L18 (pagination, bad/foreign cursor -32602, only the caller's tasks, all reachable listed).
+  it("listTasks pages the calling key's tasks newest first, and refuses a bad or foreign cursor", async () => {
+    const tenant = await findTenantBySlug(sql, "tenant-acme");
+    const key = await createApiKey(sql, { tenantId: tenant?.id as string, name: "lister" });
+    const principal = (await verifyApiKey(sql, key.token)) as Principal;
+    const route = await findActiveRoute(sql, principal.tenantId, "approve_expense");
+    const created: string[] = [];
+    for (let i = 0; i < 55; i++) {
+      const task = await createTaskFromRoute(sql, {
+        principal,
+        route: route as NonNullable<typeof route>,
+        args: { expense_id: `L-${i}`, amount: 1 },
+        origin: "legacy",
+        registry: shippedWorkflows,
+      });
+      created.push(task.id);
+    }
+    const { client, close } = await connectLegacyClient(server.url, key.token);
+    try {
+      const first = await client.experimental.tasks.listTasks();
+      expect(first.tasks).toHaveLength(50);
+      expect(first.nextCursor).toEqual(expect.any(String));
+      expect(first._meta?.["io.modelcontextprotocol/related-task"]).toBeUndefined();
+      for (const task of first.tasks) expectTaskShape(task);
+      const second = await client.experimental.tasks.listTasks(first.nextCursor);
+      expect(second.tasks).toHaveLength(5);
+      expect(second.nextCursor).toBeUndefined();
+      const listed = [...first.tasks, ...second.tasks].map((t) => t.taskId);
+      expect(new Set(listed).size).toBe(55);
+      expect([...listed].sort()).toEqual([...created].sort());
+      for (const id of listed) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // newest first
+      const times = [...first.tasks, ...second.tasks].map((t) => Date.parse(t.createdAt));
+      for (let i = 1; i < times.length; i++) expect(times[i]).toBeLessThanOrEqual(times[i - 1] as number);
+
+      for (const bad of ["garbage!", Buffer.from('{"v":1}').toString("base64url"), "x".repeat(500)]) {
+        const error = await client.experimental.tasks.listTasks(bad).catch((e) => e);
+        expect(error).toBeInstanceOf(McpError);
+        expect(error.code).toBe(-32602);
+      }
+      // A cursor issued to another key is not valid for this one.
+      const { client: demo, close: closeDemo } = await connectLegacyClient(server.url, token);
+      try {
+        const foreign = await demo.experimental.tasks.listTasks(first.nextCursor).catch((e) => e);
+        expect(foreign.code).toBe(-32602);
+      } finally {
+        await closeDemo();
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  // Covers L14 (terminal never changes), L16 (cancel → cancelled, stays), L17 (terminal → -32602), L9/L19 (unknown ID -32602), L15 (no related-task meta on cancel/get).
+  it("cancelTask returns the task cancelled, it stays cancelled; a second cancel and unknown IDs get -32602", async () => {
+    const { client, close } = await connectLegacyClient(server.url, token);
+    try {
+      const created = await client.request(
+        { method: "tools/call", params: { name: "durable_report", arguments: { report_id: "long", settle_ms: 600_000 }, task: { ttl: 120_000 } } },
+        CreateTaskResultSchema,
+      );
+      const taskId = created.task.taskId;
+      await until(async () => (await sql`SELECT status FROM runs WHERE id = ${taskId}`)[0]?.status === "sleeping");
+      const cancelled = await client.experimental.tasks.cancelTask(taskId);
+      expectTaskShape(cancelled);
+      expect(cancelled).toMatchObject({ taskId, status: "cancelled", ttl: 120_000 });
+      expect(cancelled._meta?.["io.modelcontextprotocol/related-task"]).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await client.experimental.tasks.getTask(taskId)).status).toBe("cancelled");
+      const again = await client.experimental.tasks.cancelTask(taskId).catch((e) => e);
+      expect(again).toBeInstanceOf(McpError);
+      expect(again.code).toBe(-32602);
+      expect(again.message).toContain("already in terminal status 'cancelled'");
+      // tasks/result of a cancelled task: the ordinary path's cancelled tool result, with related-task meta.
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      expect(result).toMatchObject({ isError: true, _meta: { "io.modelcontextprotocol/related-task": { taskId } } });
+
+      const unknown = "00000000-0000-4000-8000-000000000000";
+      const errors = await Promise.all([
+        client.experimental.tasks.getTask(unknown).catch((e) => e),
+        client.experimental.tasks.getTaskResult(unknown, CallToolResultSchema).catch((e) => e),
+        client.experimental.tasks.cancelTask(unknown).catch((e) => e),
+        client.experimental.tasks.getTask("not-a-uuid").catch((e) => e),
+      ]);
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(McpError);
+        expect(error.code).toBe(-32602);
+        expect(error.message).toContain("Task not found");
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  // Covers L18 (list filtered by auth context) and L19 (get/result/cancel from another context → -32602, same as unknown).
+  it("binds tasks to tenant and key: another tenant's key and another key of the same tenant see nothing", async () => {
+    const { client, close } = await connectLegacyClient(server.url, token);
+    const created = await client.request(
+      { method: "tools/call", params: { name: "approve_expense", arguments: { expense_id: "B-1", amount: 3 }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    await close();
+    const conformance = await findTenantBySlug(sql, "conformance");
+    const acme = await findTenantBySlug(sql, "tenant-acme");
+    const otherTenant = await createApiKey(sql, { tenantId: conformance?.id as string, name: "other-tenant" });
+    const otherKey = await createApiKey(sql, { tenantId: acme?.id as string, name: "other-key" });
+    const unknownId = "00000000-0000-4000-8000-0000000000ff";
+    for (const foreignToken of [otherTenant.token, otherKey.token]) {
+      const { client: foreign, close: closeForeign } = await connectLegacyClient(server.url, foreignToken);
+      try {
+        const listed = await foreign.experimental.tasks.listTasks();
+        expect(listed.tasks.map((t) => t.taskId)).not.toContain(taskId);
+        const errors = await Promise.all([
+          foreign.experimental.tasks.getTask(taskId).catch((e) => e),
+          foreign.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((e) => e),
+          foreign.experimental.tasks.cancelTask(taskId).catch((e) => e),
+        ]);
+        const unknown = await foreign.experimental.tasks.getTask(unknownId).catch((e) => e);
+        for (const error of errors) {
+          expect(error).toBeInstanceOf(McpError);
+          expect({ code: error.code, message: error.message }).toEqual({ code: unknown.code, message: unknown.message });
+          expect(error.code).toBe(-32602);
+        }
+      } finally {
+        await closeForeign();
+      }
+    }
+    expect((await sql`SELECT status FROM runs WHERE id = ${taskId}`)[0]?.status).not.toBe("cancelled");
+    const other = await connectLegacyClient(server.url, otherTenant.token);
+    expect((await other.client.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await other.close();
   });
 });
