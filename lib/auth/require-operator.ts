@@ -1,0 +1,79 @@
+import { findOperatorWithTenants, type OperatorRole } from "../../db/queries/operators";
+import { AppError } from "../errors";
+import type { OperatorContext } from "./operator-context";
+
+export type Operator = {
+  id: string;
+  email: string;
+  name: string;
+  role: OperatorRole;
+  /** Tenants this operator may see and act on; `null` = every tenant (admin). */
+  tenantIds: string[] | null;
+};
+
+export type RequireOperatorOptions = {
+  /** Only this role passes (`admin` manages tenants and operators). */
+  role?: OperatorRole;
+  /** The operator must be able to see this tenant; otherwise "not found", exactly as for a missing one. */
+  tenantId?: string;
+  /** A mutating request: refuse cross-site Origin / Sec-Fetch-Site before anything else. */
+  mutating?: boolean;
+};
+
+/**
+ * THE authorization check of the operator UI, called by every loader, route handler and server
+ * action (proxy.ts only redirects). It re-reads the operator row and memberships on every call,
+ * so disabling, demoting or removing a membership takes effect on the next request even though
+ * the session JWT is still valid.
+ */
+export async function requireOperator(ctx: OperatorContext, options: RequireOperatorOptions = {}): Promise<Operator> {
+  if (options.mutating) assertSameOrigin(await ctx.requestHeaders(), ctx.trustedOrigins ?? []);
+  const operatorId = await ctx.sessionOperatorId();
+  if (!operatorId) throw new AppError("unauthenticated");
+  const row = await findOperatorWithTenants(ctx.sql, operatorId);
+  if (!row || row.disabled_at) throw new AppError("unauthenticated");
+  const operator: Operator = {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    tenantIds: row.role === "admin" ? null : row.tenant_ids,
+  };
+  if (options.role && operator.role !== options.role) throw new AppError("forbidden", "Only an admin can do that.");
+  if (options.tenantId !== undefined && !canSeeTenant(operator, options.tenantId)) throw new AppError("not_found");
+  return operator;
+}
+
+export function canSeeTenant(operator: Operator, tenantId: string): boolean {
+  return operator.tenantIds === null || operator.tenantIds.includes(tenantId);
+}
+
+/**
+ * Cross-site request refusal for mutations (server actions, POST handlers). Browsers send
+ * Sec-Fetch-Site and Origin on POST; a request with neither is not from a browser page and
+ * still needs the session cookie. Next's own server-action Origin/Host check is a second layer.
+ */
+export function assertSameOrigin(headers: Headers, trustedOrigins: string[]): void {
+  const site = headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") throw new AppError("forbidden", "Cross-site request refused.");
+  const origin = headers.get("origin");
+  if (!origin) return;
+  const host = headers.get("x-forwarded-host") ?? headers.get("host");
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw new AppError("forbidden", "Cross-site request refused.");
+  }
+  if (host && originHost === host) return;
+  if (trustedOrigins.some((trusted) => safeOrigin(trusted) === safeOrigin(origin))) return;
+  throw new AppError("forbidden", "Cross-site request refused.");
+}
+
+function safeOrigin(value: string): string | undefined {
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
+}
