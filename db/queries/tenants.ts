@@ -17,3 +17,9 @@ export async function findTenantBySlug(sql: SqlHandle, slug: string): Promise<Te
 export async function listTenants(sql: SqlHandle): Promise<TenantRow[]> {
   return sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants ORDER BY slug`);
 }
+
+export async function findTenantById(sql: SqlHandle, id: string): Promise<TenantRow | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [id]);
+  return rows[0];
+}

@@ -1,0 +1,16 @@
+import type { z } from "zod";
+import { AppError } from "../../errors";
+
+/** Parses action input with zod; the first problem becomes a bad_request naming the field. */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join(".");
+  throw new AppError("bad_request", field ? `${field}: ${issue?.message}` : (issue?.message ?? "Invalid input."));
+}
+
+/** Postgres unique_violation (23505). */
+export function uniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "23505";
+}
