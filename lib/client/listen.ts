@@ -1,0 +1,83 @@
+import type { EraDriver } from "./driver";
+import { McpProtocolError } from "./errors";
+import { type PollPolicy, isTerminal, type TaskView } from "./types";
+import { pollDelay, sleep } from "./wait";
+
+export type ListenOptions = { signal?: AbortSignal };
+
+/** Consecutive failed reconnects (stream or reads) before listening gives up with the last error. */
+const MAX_RECONNECTS = 10;
+
+/** Protocol answers end the listen; anything else (network, a cut stream) is a disconnect worth retrying. */
+function isDisconnect(error: unknown): boolean {
+  return !(error instanceof McpProtocolError) || error.kind === "transport" || error.kind === "http";
+}
+
+/**
+ * Snapshots of the given tasks: each one's current state first, then only changes, until every
+ * task is terminal (then the iterator ends). Uses `subscriptions/listen` where the peer can push,
+ * polling `tasks/get` otherwise. A dropped stream is resumed by reading the current state of each
+ * task (so no change is lost) and listening again. Aborting ends the iteration quietly.
+ */
+export async function* listenToTasks(driver: EraDriver, taskIds: string[], options: ListenOptions, policy: PollPolicy): AsyncGenerator<TaskView> {
+  const active = new Set(taskIds);
+  const latest = new Map<string, TaskView>();
+  const sent = new Map<string, string>();
+  const fresh = (task: TaskView): boolean => {
+    if (!active.has(task.taskId)) return false;
+    latest.set(task.taskId, task);
+    if (isTerminal(task.status)) active.delete(task.taskId);
+    const print = JSON.stringify(task);
+    if (sent.get(task.taskId) === print) return false;
+    sent.set(task.taskId, print);
+    return true;
+  };
+  async function* readAll() {
+    for (const taskId of [...active]) {
+      const task = await driver.getTask(taskId, options.signal);
+      if (fresh(task)) yield task;
+    }
+  }
+  try {
+    if (!driver.listen || !driver.tasksAvailable) {
+      yield* readAll();
+      while (active.size > 0) {
+        const delays = [...active].map((id) => latest.get(id)).map((task) => (task ? pollDelay(task, policy) : policy.defaultMs));
+        await sleep(Math.min(...delays), options.signal);
+        yield* readAll();
+      }
+      return;
+    }
+    let failures = 0;
+    while (active.size > 0) {
+      try {
+        for await (const event of driver.listen([...active], options.signal)) {
+          if (event.type === "ack") {
+            const missing = [...active].filter((id) => !event.taskIds.includes(id));
+            if (missing.length > 0) throw new McpProtocolError({ message: `Task not found: ${missing.join(", ")}`, code: -32602 });
+            failures = 0;
+          } else if (fresh(event.task)) {
+            yield event.task;
+          }
+          if (active.size === 0) return;
+        }
+      } catch (error) {
+        if (options.signal?.aborted || !isDisconnect(error) || ++failures > MAX_RECONNECTS) throw error;
+      }
+      if (active.size === 0) return;
+      // The stream ended or broke with tasks still active: catch up on their state, then listen again.
+      for (;;) {
+        await sleep(Math.min(policy.minMs * 2 ** failures, policy.maxMs), options.signal);
+        try {
+          yield* readAll();
+          break;
+        } catch (error) {
+          if (options.signal?.aborted || !isDisconnect(error) || ++failures > MAX_RECONNECTS) throw error;
+        }
+      }
+    }
+  } catch (error) {
+    if (options.signal?.aborted) return;
+    throw error;
+  }
+}
