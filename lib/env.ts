@@ -16,6 +16,8 @@ const ZEnv = z.object({
   /** A crashed worker's runs become claimable again this long after its last sign of life. */
   RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
   RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
+  /** How often each worker attempts a retention pass (only one cleaner acts at a time). */
+  RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   RUNIFOLD_PUBLIC_URL: z.url().optional(),
   RUNIFOLD_ALLOWED_ORIGINS: z
     .string()

@@ -1,5 +1,6 @@
 import { createDb } from "../db/client";
 import { createLogger } from "../lib/engine/logger";
+import { type RetentionTimer, startRetentionTimer } from "../lib/engine/retention";
 import { createWorker } from "../lib/engine/worker";
 import type { WorkflowRegistry } from "../lib/engine/workflow";
 import { readEnv } from "../lib/env";
@@ -15,6 +16,7 @@ export async function runWorkerProcess(registry: WorkflowRegistry): Promise<void
   const concurrency = env.RUNIFOLD_WORKER_CONCURRENCY;
   const { sql } = createDb(resolveDatabaseUrl(env), { max: Math.min(concurrency, 8) + 2, name: "runifold-worker" });
   const worker = createWorker({ sql, registry, logger, concurrency, leaseMs: env.RUNIFOLD_LEASE_MS, pollMs: env.RUNIFOLD_POLL_MS });
+  let retention: RetentionTimer | undefined;
 
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -24,12 +26,13 @@ export async function runWorkerProcess(registry: WorkflowRegistry): Promise<void
       process.exit(130);
     }
     logger.info("draining", { signal });
-    worker
-      .stop(10_000)
+    Promise.all([worker.stop(10_000), retention?.stop()])
       .then(() => sql.end({ timeout: 5 }))
       .then(() => process.exit(0), () => process.exit(1));
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   await worker.start();
+  // Every worker tries; the cleaner's advisory lock lets one act per round (see docs/retention.md).
+  retention = startRetentionTimer({ sql, holder: worker.id, intervalMs: env.RUNIFOLD_RETENTION_INTERVAL_MS, logger });
 }
