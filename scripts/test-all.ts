@@ -3,7 +3,8 @@
 //
 //   typecheck (1) · lint (1) · next build (1) · vitest (its test counts) ·
 //   e2e: a live stack (fresh database, migrations, demo seed, `next start` on a free port, one worker)
-//        → Playwright (its counts) → scripts/test-suites.ts extras (their counts) → stack stopped.
+//        → Playwright (its counts) → MCP conformance tasks-* (its checks, against a second web
+//        process with the loopback test tenant) → scripts/test-suites.ts extras → stack stopped.
 //
 // The build runs before vitest because tests/start needs a production build; building once here
 // keeps that test from building (or from testing a stale build).
@@ -94,7 +95,9 @@ async function e2e() {
   let supervisor: Supervisor | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;
   const dbName = `runifold_e2e_${randomBytes(4).toString("hex")}`;
+  let conformanceStack: Supervisor | undefined;
   cleanup = async () => {
+    await conformanceStack?.stop(15_000);
     await supervisor?.stop(15_000);
     if (adminUrl) await dropDatabase(adminUrl, dbName).catch(() => {});
     await stopPostgres(embedded);
@@ -123,6 +126,10 @@ async function e2e() {
     const code = await runCommand(bin("playwright"), ["test"], { cwd: root, env: suiteEnv });
     record("playwright", ...countsFrom(playwrightJson, code, playwrightCounts));
 
+    await conformance(env, (stack) => {
+      conformanceStack = stack;
+    });
+
     for (const suite of extraSuites) {
       say(`${suite.name}: ${suite.command} ${suite.args.join(" ")}`);
       const { code: suiteCode, output } = await runTee(suite.command, suite.args, { ...suiteEnv, ...suite.env });
@@ -138,6 +145,33 @@ async function e2e() {
     await cleanup();
     cleanup = undefined;
   }
+}
+
+/**
+ * The official MCP conformance suite (tasks-* scenarios) against the real app. The suite cannot send
+ * an Authorization header, so only for this run a second web process (no workers; the stack's worker
+ * serves its runs) maps unauthenticated loopback requests to the `conformance` tenant.
+ */
+async function conformance(env: NodeJS.ProcessEnv, expose: (stack: Supervisor) => void) {
+  const port = await freePort();
+  const stack = new Supervisor({
+    projectRoot: root,
+    host: "127.0.0.1",
+    port,
+    workers: 0,
+    env: { ...env, RUNIFOLD_INSECURE_LOOPBACK_TENANT: "conformance" },
+    log: say,
+  });
+  expose(stack);
+  stack.start();
+  await stack.waitHealthy(60_000);
+  const args = ["--import", "tsx", path.join(root, "scripts", "run-conformance.ts"), `${stack.origin}/api/mcp`, path.join(root, "test-results", "conformance")];
+  say(`conformance: run-conformance.ts ${stack.origin}/api/mcp`);
+  const { code, output } = await runTee(process.execPath, args, env);
+  const summary = [...output.matchAll(/^(\d+) passed, (\d+) failed\s*$/gm)].at(-1);
+  if (summary) record("conformance (tasks-*)", Number(summary[1]), Number(summary[2]) + (code !== 0 && summary[2] === "0" ? 1 : 0));
+  else record("conformance (tasks-*)", 0, 1);
+  await stack.stop(10_000);
 }
 
 /** Runs a command with its output both shown and captured (for a trailing summary line). */
