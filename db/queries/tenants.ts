@@ -23,3 +23,12 @@ export async function findTenantById(sql: SqlHandle, id: string): Promise<Tenant
   const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [id]);
   return rows[0];
 }
+
+/** A tenant by slug among `scope` (null = any): a tenant outside the scope is simply not found. */
+export async function findScopedTenantBySlug(sql: SqlHandle, params: { slug: string; scope: string[] | null }): Promise<TenantRow | undefined> {
+  const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE slug = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))`, [
+    params.slug,
+    params.scope,
+  ]);
+  return rows[0];
+}

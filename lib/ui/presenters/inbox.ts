@@ -1,0 +1,20 @@
+import "server-only";
+import { listInbox } from "../../../db/queries/task-detail";
+import type { Operator } from "../../auth/require-operator";
+import type { SqlHandle } from "../../engine/ops/types";
+import { type FormField, fieldsFromSchema } from "../schema-form";
+
+export type InboxItem = { taskId: string; key: string; route: string; message: string; requestedAt: string; fields: FormField[] };
+
+/** Every unanswered input request the operator may answer, each with its form fields. */
+export async function presentInbox(sql: SqlHandle, operator: Operator): Promise<InboxItem[]> {
+  const rows = await listInbox(sql, { scope: operator.tenantIds, limit: 200 });
+  return rows.map((row) => ({
+    taskId: row.run_id,
+    key: row.key,
+    route: `${row.tenant_slug}/${row.tool_name ?? row.workflow_key}`,
+    message: row.request?.params?.message ?? "",
+    requestedAt: new Date(row.requested_at).toISOString(),
+    fields: fieldsFromSchema(row.request?.params?.requestedSchema),
+  }));
+}

@@ -1,0 +1,71 @@
+import "server-only";
+import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
+import { listOnlineWorkers } from "../../../db/queries/workers";
+import { shippedWorkflows } from "../../../workers/workflows";
+import type { Operator } from "../../auth/require-operator";
+import type { SqlHandle } from "../../engine/ops/types";
+import { listVisibleTenants } from "./tenants";
+
+export type RouteItem = {
+  tenantId: string;
+  tenantSlug: string;
+  tool: string;
+  revision: number;
+  title: string | null;
+  description: string;
+  workflowName: string;
+  workflowVersion: number;
+  workflowKey: string;
+  taskSupport: RouteRow["task_support"];
+  disabled: boolean;
+  /** Online workers serving the exact workflow version. */
+  servedBy: number;
+  inputSchema: Record<string, unknown>;
+  createdAt: string;
+};
+
+export type RoutesView = {
+  routes: RouteItem[];
+  tenants: { id: string; slug: string }[];
+  /** Workflow versions this build ships, for the add/revise form. */
+  knownWorkflows: { name: string; version: number }[];
+};
+
+/** The current revision of every tool in the operator's tenants, with whether a worker serves it. */
+export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise<RoutesView> {
+  const tenants = await listVisibleTenants(sql, operator);
+  const [revisions, workers] = await Promise.all([
+    operator.tenantIds === null ? listRouteRevisions(sql) : Promise.all(tenants.map((t) => listRouteRevisions(sql, t.id))).then((all) => all.flat()),
+    listOnlineWorkers(sql, operator.tenantIds),
+  ]);
+  const seen = new Set<string>();
+  const routes: RouteItem[] = [];
+  // Revisions come newest first per (tenant, tool): the first one seen is the current one.
+  for (const row of revisions) {
+    const id = `${row.tenant_id}/${row.tool_name}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const workflowKey = `${row.workflow_name}@${row.workflow_version}`;
+    routes.push({
+      tenantId: row.tenant_id,
+      tenantSlug: row.tenant_slug,
+      tool: row.tool_name,
+      revision: row.revision,
+      title: row.title,
+      description: row.description,
+      workflowName: row.workflow_name,
+      workflowVersion: row.workflow_version,
+      workflowKey,
+      taskSupport: row.task_support,
+      disabled: row.disabled_at !== null,
+      servedBy: workers.filter((worker) => worker.workflows.includes(workflowKey)).length,
+      inputSchema: row.input_schema,
+      createdAt: new Date(row.created_at).toISOString(),
+    });
+  }
+  return {
+    routes,
+    tenants: tenants.map((t) => ({ id: t.id, slug: t.slug })),
+    knownWorkflows: shippedWorkflows.all().map((w) => ({ name: w.name, version: w.version })),
+  };
+}

@@ -1,0 +1,119 @@
+import "server-only";
+import { findTaskDetail, listTaskEvents, type RunEventRow } from "../../../db/queries/task-detail";
+import type { Operator } from "../../auth/require-operator";
+import type { SqlHandle, WaitDetail } from "../../engine/ops/types";
+import type { RunStatus } from "../../engine/states";
+import type { InputRequest } from "../../engine/workflow";
+
+export const EVENT_PAGE_SIZE = 20;
+
+export type TaskEventItem = { id: number; type: string; at: string; summary: string };
+
+export type TaskDetail = {
+  id: string;
+  tenantId: string;
+  tenantSlug: string;
+  tool: string | null;
+  routeRevision: number | null;
+  workflowKey: string;
+  status: RunStatus;
+  origin: string;
+  attempt: number;
+  input: unknown;
+  progress: { progress: number; total?: number; message?: string } | null;
+  waitDetail: WaitDetail | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  statusMessage: string | null;
+  handleExpired: boolean;
+  ttlMs: number | null;
+  terminal: { result?: unknown; error?: { code: number; message: string; data?: unknown }; reason?: string } | null;
+  pendingInputs: Record<string, InputRequest> | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  workers: { id: string; workflows: string[] }[];
+  serverNow: string;
+  events: TaskEventItem[];
+  /** Cursor for older history, if there is any. */
+  olderThan: number | null;
+};
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+/** One line per history event: what happened, in words an operator reads at a glance. */
+export function summarizeEvent(type: string, payload: unknown): string {
+  const p = (payload ?? {}) as Record<string, unknown>;
+  const text = (key: string) => (typeof p[key] === "string" || typeof p[key] === "number" ? String(p[key]) : undefined);
+  switch (type) {
+    case "input_answered":
+      return `input \`${text("key")}\` answered${text("by") ? ` by ${text("by")}` : ""}`;
+    case "input_requested":
+      return `input requested${text("key") ? `: \`${text("key")}\`` : ""}`;
+    case "cancelled":
+      return `cancelled${text("reason") ? `: ${text("reason")}` : ""}${text("actor") ? ` (${text("actor")})` : ""}`;
+    case "failed":
+      return `failed: ${((p.error ?? {}) as { message?: string }).message ?? "error"}`;
+    default: {
+      const details = Object.entries(p)
+        .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
+        .map(([key, value]) => `${key}=${String(value)}`)
+        .slice(0, 4);
+      return details.length ? `${type.replaceAll("_", " ")} (${details.join(", ")})` : type.replaceAll("_", " ");
+    }
+  }
+}
+
+function toEventItems(rows: RunEventRow[]): TaskEventItem[] {
+  return rows.map((row) => ({ id: row.id, type: row.type, at: iso(row.at) as string, summary: summarizeEvent(row.type, row.payload) }));
+}
+
+function olderCursor(rows: RunEventRow[], pageSize: number): number | null {
+  return rows.length > pageSize ? (rows[pageSize - 1]?.id ?? null) : null;
+}
+
+/** The task detail (undefined = not found, identical for missing and foreign IDs) with its newest history page. */
+export async function presentTaskDetail(sql: SqlHandle, operator: Operator, taskId: string): Promise<TaskDetail | undefined> {
+  const row = await findTaskDetail(sql, { taskId, scope: operator.tenantIds });
+  if (!row) return undefined;
+  const events = await listTaskEvents(sql, { taskId, scope: operator.tenantIds, limit: EVENT_PAGE_SIZE + 1 });
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    tenantSlug: row.tenant_slug,
+    tool: row.tool_name,
+    routeRevision: row.route_revision,
+    workflowKey: row.workflow_key,
+    status: row.status,
+    origin: row.origin,
+    attempt: row.attempt,
+    input: row.input,
+    progress: row.progress,
+    waitDetail: row.wait_detail,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: iso(row.lease_expires_at),
+    statusMessage: row.status_message,
+    handleExpired: row.handle_expired,
+    ttlMs: row.ttl_ms,
+    terminal: row.terminal,
+    pendingInputs: row.pending_inputs,
+    createdAt: iso(row.created_at) as string,
+    updatedAt: iso(row.updated_at) as string,
+    finishedAt: iso(row.finished_at),
+    workers: row.online_workers,
+    serverNow: iso(row.db_now) as string,
+    events: toEventItems(events.slice(0, EVENT_PAGE_SIZE)),
+    olderThan: olderCursor(events, EVENT_PAGE_SIZE),
+  };
+}
+
+/** An older page of a task's history (empty for a task the operator cannot see). */
+export async function presentTaskEvents(
+  sql: SqlHandle,
+  operator: Operator,
+  taskId: string,
+  beforeId: number,
+): Promise<{ events: TaskEventItem[]; olderThan: number | null }> {
+  const rows = await listTaskEvents(sql, { taskId, scope: operator.tenantIds, beforeId, limit: EVENT_PAGE_SIZE + 1 });
+  return { events: toEventItems(rows.slice(0, EVENT_PAGE_SIZE)), olderThan: olderCursor(rows, EVENT_PAGE_SIZE) };
+}

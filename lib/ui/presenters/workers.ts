@@ -1,0 +1,20 @@
+import "server-only";
+import { listOnlineWorkers } from "../../../db/queries/workers";
+import type { Operator } from "../../auth/require-operator";
+import type { SqlHandle } from "../../engine/ops/types";
+
+export type WorkerItem = { id: string; host: string; workflows: string[]; concurrency: string; startedAt: string; heartbeatAt: string; leases: number };
+
+/** Online workers; lease counts cover only the operator's tenants. */
+export async function presentWorkers(sql: SqlHandle, operator: Operator): Promise<WorkerItem[]> {
+  const rows = await listOnlineWorkers(sql, operator.tenantIds);
+  return rows.map((row) => ({
+    id: row.id,
+    host: `${row.hostname} (pid ${row.pid})`,
+    workflows: [...row.workflows].sort(),
+    concurrency: row.concurrency,
+    startedAt: new Date(row.started_at).toISOString(),
+    heartbeatAt: new Date(row.heartbeat_at).toISOString(),
+    leases: row.leases,
+  }));
+}
