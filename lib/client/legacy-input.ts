@@ -1,20 +1,14 @@
 import type { RpcMessage } from "./transport";
 import type { InputRequest } from "./types";
 
-/** A server may name the durable key of an elicitation in its `_meta` under this name. */
-export const INPUT_KEY_META = "io.runifold/inputKey";
-
 /**
  * The key under which a legacy elicitation appears in the normalized view (`inputRequests`) and
  * is answered (`updateTask`, `--input KEY=JSON`). 2025-11-25 has no keys, only JSON-RPC request
- * IDs; Runifold derives those from task and key, so the key is read from `_meta` when the server
- * names it, else taken from the ID after the task ID, else the ID itself. Either way it is stable
- * across `tasks/result` streams.
+ * IDs. Runifold derives those from task and key (`rf-input:<taskId>:<key>`, see
+ * lib/mcp/legacy/elicitation-ids.ts), so the key is whatever follows the task ID; for other
+ * servers the ID itself is the key. Either way it is stable across `tasks/result` streams.
  */
 export function inputKeyOf(message: RpcMessage, taskId: string): string {
-  const meta = message.params?._meta as Record<string, unknown> | undefined;
-  const named = meta?.[INPUT_KEY_META];
-  if (typeof named === "string" && named.length > 0) return named;
   const id = String(message.id);
   const at = taskId ? id.indexOf(taskId) : -1;
   if (at >= 0) {
