@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runRetention } from "../../lib/engine/retention";
+import { seedDemo } from "../../lib/tasks/demo-seed";
+import { readTombstone } from "../../lib/tasks/retention-views";
+import { readTaskRecord } from "../../lib/tasks/task-record";
+import { freshDatabase } from "../helpers/db";
+import { startMcpTestServer } from "../helpers/mcp-server";
+import { TASKS_EXT } from "../helpers/modern-client";
+import { until } from "../helpers/processes";
+
+/**
+ * ttlMs is handle lifetime, not a deadline: past it every MCP method answers an ID exactly like
+ * one that never existed (same bytes, modulo the JSON-RPC id), while the run itself goes on to
+ * complete and stays readable for operators. After the cleaner purges it, still the same bytes.
+ */
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+let server: Awaited<ReturnType<typeof startMcpTestServer>>;
+let token: string;
+let tenantId: string;
+let rpcId = 1000;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+  token = (await seedDemo(sql)).apiKey as string;
+  // The tenant cap (grantTtlMs floors at 1000 ms) bounds every handle of tenant-acme to one second.
+  const rows = await sql`UPDATE tenants SET max_ttl_ms = 1000 WHERE slug = 'tenant-acme' RETURNING id`;
+  tenantId = rows[0]?.id as string;
+  server = await startMcpTestServer(sql);
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+type Raw = { status: number; contentType: string | null; text: string };
+
+/** One POST, the body kept as bytes (text) with this request's id masked. */
+async function post(headers: Record<string, string>, method: string, params: Record<string, unknown>): Promise<Raw> {
+  const id = rpcId++;
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+  });
+  const text = (await response.text()).replace(`"id":${id}`, '"id":"<masked>"');
+  return { status: response.status, contentType: response.headers.get("content-type"), text };
+}
+
+/** 2026-07-28: per-request _meta envelope and routing headers (as tests/helpers/modern-client.ts). */
+function modern(method: string, params: Record<string, unknown>): Promise<Raw> {
+  const name = typeof params.taskId === "string" ? params.taskId : typeof params.name === "string" ? params.name : undefined;
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "retention-tests", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS_EXT]: {} } },
+  };
+  return post(
+    { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) },
+    method,
+    { ...params, _meta: meta },
+  );
+}
+
+/** 2025-11-25: stateless after initialize; every request names its version in the header. */
+function legacy(method: string, params: Record<string, unknown>): Promise<Raw> {
+  return post({ "mcp-protocol-version": "2025-11-25" }, method, params);
+}
+
+async function expectAnswersLikeUnknown(send: (method: string, params: Record<string, unknown>) => Promise<Raw>, methods: [string, Record<string, unknown>][], taskId: string) {
+  for (const [method, extra] of methods) {
+    const known = await send(method, { taskId, ...extra });
+    const unknown = await send(method, { taskId: randomUUID(), ...extra });
+    expect(known, method).toEqual(unknown);
+    expect(JSON.parse(known.text).error?.code, method).toBe(-32602);
+  }
+}
+
+const statusOf = async (id: string) => (await readTaskRecord(sql, { tenantId, taskId: id }))?.status;
+
+describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown ones", () => {
+  it("modern era: tasks/get, tasks/update, tasks/cancel", async () => {
+    const created = JSON.parse((await modern("tools/call", { name: "durable_report", arguments: { report_id: "ttl", settle_ms: 2_500 } })).text).result;
+    expect(created).toMatchObject({ resultType: "task", ttlMs: 1_000 });
+    const taskId = created.taskId as string;
+    const methods: [string, Record<string, unknown>][] = [
+      ["tasks/get", {}],
+      ["tasks/update", { inputResponses: { decision: { action: "accept", content: { decision: "approve" } } } }],
+      ["tasks/cancel", {}],
+    ];
+
+    // Expired while the work is still going (the run sleeps for 2.5 s).
+    await until(async () => (await readTaskRecord(sql, { tenantId, taskId }))?.handleExpired, 5_000);
+    expect(["queued", "leased", "sleeping"]).toContain(await statusOf(taskId));
+    await expectAnswersLikeUnknown(modern, methods, taskId);
+
+    // The cancel above did nothing: the run completes normally and operators still read it.
+    await until(async () => (await statusOf(taskId)) === "completed", 15_000);
+    const record = await readTaskRecord(sql, { tenantId, taskId });
+    expect(record).toMatchObject({ status: "completed", handleExpired: true, ttlMs: 1_000 });
+    expect(record?.terminal?.result?.structuredContent).toMatchObject({ reportId: "ttl" });
+    await expectAnswersLikeUnknown(modern, methods, taskId);
+
+    // Purged (retention measured a week ahead): no row at all, the same answer, and a tombstone.
+    const report = await runRetention(sql, { holder: "ttl-test", now: new Date(Date.now() + 8 * 86_400_000) });
+    expect(report).toMatchObject({ status: "completed" });
+    expect(await readTaskRecord(sql, { tenantId, taskId })).toBeUndefined();
+    expect(await readTombstone(sql, { tenantId, runId: taskId })).toMatchObject({ finalStatus: "completed" });
+    await expectAnswersLikeUnknown(modern, methods, taskId);
+  });
+
+  it("legacy era: tasks/get, tasks/result, tasks/cancel (requested ttl capped by the tenant)", async () => {
+    const init = JSON.parse(
+      (await legacy("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "retention-tests", version: "1" } })).text,
+    );
+    expect(init.result.protocolVersion).toBe("2025-11-25");
+    const created = JSON.parse((await legacy("tools/call", { name: "durable_report", arguments: { report_id: "ttl-l", settle_ms: 2_500 }, task: { ttl: 60_000 } })).text);
+    expect(created.result.task).toMatchObject({ status: "working", ttl: 1_000 });
+    const taskId = created.result.task.taskId as string;
+    const methods: [string, Record<string, unknown>][] = [
+      ["tasks/get", {}],
+      ["tasks/result", {}],
+      ["tasks/cancel", {}],
+    ];
+
+    await until(async () => (await readTaskRecord(sql, { tenantId, taskId }))?.handleExpired, 5_000);
+    expect(["queued", "leased", "sleeping"]).toContain(await statusOf(taskId));
+    await expectAnswersLikeUnknown(legacy, methods, taskId);
+
+    await until(async () => (await statusOf(taskId)) === "completed", 15_000);
+    expect(await readTaskRecord(sql, { tenantId, taskId })).toMatchObject({ status: "completed", handleExpired: true });
+    await expectAnswersLikeUnknown(legacy, methods, taskId);
+
+    expect(await runRetention(sql, { holder: "ttl-test", now: new Date(Date.now() + 8 * 86_400_000) })).toMatchObject({ status: "completed" });
+    expect(await readTaskRecord(sql, { tenantId, taskId })).toBeUndefined();
+    await expectAnswersLikeUnknown(legacy, methods, taskId);
+  });
+});
