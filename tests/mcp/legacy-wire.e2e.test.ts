@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertRouteRevision } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth/api-keys";
 import { seedDemo } from "../../lib/tasks/demo-seed";
@@ -132,6 +133,23 @@ describe("legacy leg on the wire", () => {
     // A failed run on the ordinary path answers its stored JSON-RPC error.
     const failed = await raw.request("tools/call", { name: "protocol_error_job", arguments: {} });
     expect(failed.body.error).toMatchObject({ code: -32603, message: "Simulated protocol error" });
+    // Past the route's deadline: a tool error naming the task, which keeps running and stays reachable.
+    const conformance = await findTenantBySlug(sql, "conformance");
+    await insertRouteRevision(sql, {
+      tenantId: conformance?.id as string,
+      toolName: "slow_deadline",
+      workflowName: "conformance-slow-compute",
+      workflowVersion: 1,
+      inputSchema: { type: "object" },
+      taskSupport: "optional",
+      syncDeadlineMs: 300,
+    });
+    const late = await raw.request("tools/call", { name: "slow_deadline", arguments: { seconds: 30 } });
+    expect(late.body.result).toMatchObject({ isError: true, structuredContent: { status: "working" } });
+    const followUp = late.body.result.structuredContent.taskId;
+    expect(late.body.result.content[0].text).toContain(followUp);
+    expect((await raw.request("tasks/get", { taskId: followUp })).body.result.status).toBe("working");
+    expect((await raw.request("tasks/cancel", { taskId: followUp })).body.result.status).toBe("cancelled");
   });
 
   // Covers L6, L7, L9 (flat get, unknown and expired → -32602), L10 (identical error replay), L12, L13 (isError → failed, result still a success).

@@ -248,4 +248,48 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
     expect((await other.client.experimental.tasks.listTasks()).tasks).toEqual([]);
     await other.close();
   });
+
+  // Covers L3 and L4 through the SDK's raw client.request (which skips the client-side checks of callTool):
+  // -32601 from the server, and no run row written.
+  it("answers task-mode mismatches sent with the SDK's raw request with -32601 and writes nothing", async () => {
+    const conformance = await findTenantBySlug(sql, "conformance");
+    const key = await createApiKey(sql, { tenantId: conformance?.id as string, name: "modes" });
+    const { client, close } = await connectLegacyClient(server.url, key.token);
+    try {
+      const before = (await sql`SELECT count(*)::int AS n FROM runs WHERE tenant_id = ${conformance?.id as string}`)[0]?.n;
+      const required = await client
+        .request({ method: "tools/call", params: { name: "failing_job", arguments: {} } }, CallToolResultSchema)
+        .catch((e) => e);
+      expect(required).toBeInstanceOf(McpError);
+      expect(required.code).toBe(-32601);
+      const forbidden = await client
+        .request({ method: "tools/call", params: { name: "greet", arguments: { name: "x" } } }, CreateTaskResultSchema, { task: { ttl: 10_000 } })
+        .catch((e) => e);
+      expect(forbidden).toBeInstanceOf(McpError);
+      expect(forbidden.code).toBe(-32601);
+      const after = (await sql`SELECT count(*)::int AS n FROM runs WHERE tenant_id = ${conformance?.id as string}`)[0]?.n;
+      expect(after).toBe(before);
+    } finally {
+      await close();
+    }
+  });
+
+  // Scopes: creating a task and answering an elicitation need tasks:write; reading needs tasks:read.
+  it("refuses task creation and elicitation answers without tasks:write (403 insufficient_scope)", async () => {
+    const acme = await findTenantBySlug(sql, "tenant-acme");
+    const readOnly = await createApiKey(sql, { tenantId: acme?.id as string, name: "read-only", scopes: ["mcp", "tasks:read"] });
+    const post = (body: unknown) =>
+      fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${readOnly.token}`, "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify(body),
+      });
+    const create = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "durable_report", arguments: { report_id: "s" }, task: {} } });
+    expect(create.status).toBe(403);
+    expect(create.headers.get("www-authenticate")).toContain("insufficient_scope");
+    const answer = await post({ jsonrpc: "2.0", id: "rf-input:00000000-0000-4000-8000-000000000000:decision", result: { action: "accept", content: {} } });
+    expect(answer.status).toBe(403);
+    const list = await post({ jsonrpc: "2.0", id: 2, method: "tasks/list", params: {} });
+    expect(list.status).toBe(200);
+  });
 });
