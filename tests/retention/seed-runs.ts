@@ -4,11 +4,11 @@ import type postgres from "postgres";
  * Inserts `count` runs directly (no engine), in one statement: `finishedAgoMs` sets how long ago
  * they finished (terminal runs cannot be UPDATEd, so age must be given at insert time). Each run
  * gets a created event, a terminal event with a result (terminal statuses only), a memoized step,
- * an input and a signal, so a purge must clear every child table. Returns the ids.
+ * an input and a signal (not when `lean`), so a purge must clear every child table. Returns the ids.
  */
 export async function seedRuns(
   sql: postgres.Sql | postgres.TransactionSql,
-  params: { tenantId: string; count: number; finishedAgoMs: number; statuses?: string[]; workflowKey?: string; setFinishedAt?: boolean },
+  params: { tenantId: string; count: number; finishedAgoMs: number; statuses?: string[]; workflowKey?: string; setFinishedAt?: boolean; lean?: boolean },
 ): Promise<string[]> {
   const statuses = params.statuses ?? ["completed", "failed", "cancelled"];
   const [name = "bulk", version = "1"] = (params.workflowKey ?? "bulk@1").split("@");
@@ -35,12 +35,12 @@ export async function seedRuns(
      ), steps AS (
        INSERT INTO run_steps (run_id, key, output) SELECT id, 'only', input FROM ins
      ), inputs AS (
-       INSERT INTO run_inputs (run_id, key, request) SELECT id, 'ask', '{"method":"elicitation/create"}' FROM ins
+       INSERT INTO run_inputs (run_id, key, request) SELECT id, 'ask', '{"method":"elicitation/create"}' FROM ins WHERE NOT $8
      ), signals AS (
-       INSERT INTO run_signals (run_id, name, payload) SELECT id, 'go', '{}' FROM ins
+       INSERT INTO run_signals (run_id, name, payload) SELECT id, 'go', '{}' FROM ins WHERE NOT $8
      )
      SELECT id FROM ins`,
-    [params.tenantId, params.finishedAgoMs, statuses, params.count, name, Number(version), params.setFinishedAt ?? true],
+    [params.tenantId, params.finishedAgoMs, statuses, params.count, name, Number(version), params.setFinishedAt ?? true, params.lean ?? false],
   );
   return rows.map((r) => r.id);
 }

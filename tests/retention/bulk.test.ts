@@ -1,0 +1,164 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { silentLogger } from "../../lib/engine/logger";
+import { claimRuns } from "../../lib/engine/ops/claim-runs";
+import { createRun } from "../../lib/engine/ops/create-run";
+import { finishRun } from "../../lib/engine/ops/finish-run";
+import { runRetention } from "../../lib/engine/retention";
+import { createWorker } from "../../lib/engine/worker";
+import { createRegistry, defineWorkflow } from "../../lib/engine/workflow";
+import { freshDatabase } from "../helpers/db";
+import { until } from "../helpers/processes";
+import { seedRuns } from "./seed-runs";
+
+/**
+ * Acceptance: 100k terminal runs purged in batches while a worker keeps completing new runs. No
+ * active run is touched, every new run completes, one tombstone per purged run, and no claim
+ * stalls behind the cleaner — measured by timing claimRuns itself while the purge runs.
+ */
+const TOTAL = 100_000;
+const ACTIVE = 1_000;
+const HOUR = 3_600_000;
+const CLAIM_BOUND_MS = 500;
+
+const tick = defineWorkflow({
+  name: "tick",
+  version: 1,
+  input: z.object({ n: z.number() }),
+  async run(ctx, input) {
+    const a = await ctx.step("a", async () => input.n + 1);
+    const b = await ctx.step("b", async () => a * 2);
+    return { content: [{ type: "text", text: String(b) }] };
+  },
+});
+const probe = defineWorkflow({ name: "probe", version: 1, input: z.object({}), run: async () => ({ content: [] }) });
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+let tenantId: string;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('bulk', 'Bulk', ${HOUR}) RETURNING id`)[0]?.id as string;
+  const started = performance.now();
+  // Bulk load only: commit without waiting for the WAL flush (scoped to these transactions).
+  for (let done = 0; done < TOTAL; done += 25_000) {
+    await sql.begin(async (tx) => {
+      await tx.unsafe("SET LOCAL synchronous_commit = off");
+      await seedRuns(tx, { tenantId, count: 25_000, finishedAgoMs: 2 * HOUR, lean: true });
+    });
+  }
+  // Old runs that are still active, some even carrying a finished_at: the cleaner must not see them.
+  await seedRuns(sql, {
+    tenantId,
+    count: ACTIVE,
+    finishedAgoMs: 30 * 24 * HOUR,
+    statuses: ["queued", "leased", "sleeping", "waiting_signal", "waiting_input"],
+    workflowKey: "dormant@1",
+    setFinishedAt: true,
+  });
+  await sql`ANALYZE`;
+  console.log(`[bulk] seeded ${TOTAL} terminal runs in ${Math.round(performance.now() - started)} ms`);
+}, 120_000);
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** Times claimRuns for a probe run, over and over, until stopped; returns every duration in ms. */
+function claimProbe(url: string) {
+  const probeSql = postgres(url, { max: 2, onnotice: () => {} });
+  const durations: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await createRun(probeSql, { tenantId, workflowName: "probe", workflowVersion: 1, input: {} });
+      const t0 = performance.now();
+      const [claimed] = await claimRuns(probeSql, { workerId: "probe", workflowKeys: ["probe@1"], limit: 1, leaseMs: 5_000 });
+      durations.push(performance.now() - t0);
+      if (claimed) await finishRun(probeSql, { runId: claimed.id, workerId: "probe", attempt: claimed.attempt, leaseMs: 5_000 }, { status: "completed", result: { content: [] } });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    durations,
+    async stop() {
+      stopped = true;
+      await loop;
+      await probeSql.end();
+    },
+  };
+}
+
+const stats = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 10) / 10;
+  return { n: xs.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+};
+
+describe("bulk retention", () => {
+  it(`purges ${TOTAL} terminal runs in batches while a worker completes new runs, without stalling claims`, async () => {
+    const dormantBefore = await sql`SELECT id, status FROM runs WHERE workflow_key = 'dormant@1' ORDER BY id`;
+    expect(dormantBefore).toHaveLength(ACTIVE);
+
+    // Baseline claim latency with the worker busy but no cleaner.
+    const workerSql = postgres(db.url, { max: 10, onnotice: () => {} });
+    const worker = createWorker({ sql: workerSql, registry: createRegistry([tick]), logger: silentLogger, concurrency: 8, pollMs: 100 });
+    await worker.start();
+    const created: string[] = [];
+    let producing = true;
+    const producer = (async () => {
+      for (let n = 0; producing; n++) {
+        created.push((await createRun(sql, { tenantId, workflowName: "tick", workflowVersion: 1, input: { n }, definition: tick })).id);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const baseline = claimProbe(db.url);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await baseline.stop();
+
+    const during = claimProbe(db.url);
+    const cleanerSql = postgres(db.url, { max: 2, onnotice: () => {} });
+    const batches: number[] = [];
+    const report = await runRetention(cleanerSql, {
+      holder: "bulk-test",
+      batchSize: 5_000,
+      hooks: { afterBatch: ({ ms }) => void batches.push(ms) },
+    });
+    await during.stop();
+    producing = false;
+    await producer;
+    await until(async () => {
+      const rows = await sql`SELECT count(*)::int AS n FROM runs WHERE id = ANY(${created}::uuid[]) AND status = 'completed'`;
+      return rows[0]?.n === created.length;
+    }, 60_000, 200);
+    await worker.stop(1_000);
+    await workerSql.end();
+    await cleanerSql.end();
+
+    const claimBase = stats(baseline.durations);
+    const claimDuring = stats(during.durations);
+    const batchStats = stats(batches);
+    console.log(
+      `[bulk] purge: ${report.status === "completed" ? `${report.purged} runs, ${report.events} events, ${report.batches} batches in ${report.durationMs} ms` : JSON.stringify(report)}`,
+    );
+    console.log(`[bulk] batch ms: ${JSON.stringify(batchStats)}`);
+    console.log(`[bulk] claimRuns ms without cleaner: ${JSON.stringify(claimBase)}; during purge: ${JSON.stringify(claimDuring)}`);
+    console.log(`[bulk] new runs completed during the purge: ${created.length}`);
+
+    expect(report).toMatchObject({ status: "completed", purged: TOTAL, events: 2 * TOTAL, batches: TOTAL / 5_000 });
+    const left = await sql`SELECT
+        (SELECT count(*)::int FROM runs WHERE workflow_key = 'bulk@1') AS runs,
+        (SELECT count(*)::int FROM run_steps s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id)) AS orphan_steps,
+        (SELECT count(*)::int FROM run_events e WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)) AS orphan_events,
+        (SELECT count(*)::int FROM tombstones WHERE workflow_key = 'bulk@1') AS tombstones,
+        (SELECT count(DISTINCT run_id)::int FROM tombstones) AS distinct_tombstones,
+        (SELECT count(*)::int FROM tombstones WHERE workflow_key <> 'bulk@1') AS other_tombstones`;
+    expect(left[0]).toEqual({ runs: 0, orphan_steps: 0, orphan_events: 0, tombstones: TOTAL, distinct_tombstones: TOTAL, other_tombstones: 0 });
+    expect(await sql`SELECT id, status FROM runs WHERE workflow_key = 'dormant@1' ORDER BY id`).toEqual(dormantBefore);
+    expect(created.length).toBeGreaterThan(10);
+    expect(during.durations.length).toBeGreaterThan(10);
+    expect(claimDuring.max).toBeLessThan(CLAIM_BOUND_MS);
+  }, 120_000);
+});
