@@ -1,0 +1,31 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { pageOperator } from "@/lib/ui/page-operator";
+import { NavLinks } from "./_components/nav-links";
+import { Providers } from "./_components/providers";
+import { SignOutButton } from "./_components/sign-out-button";
+
+// The operator console shell. Each page under it checks the operator again (layouts are not
+// re-run on every navigation, so this check is for the header only, never the only one).
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const { operator } = await pageOperator();
+  return (
+    <Providers>
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
+          <Link href="/overview" className="text-lg font-semibold tracking-tight text-slate-900">
+            Runifold
+          </Link>
+          <NavLinks />
+          <div className="ml-auto flex items-center gap-2 text-sm text-slate-600">
+            <span className="truncate" title={operator.email}>
+              {operator.email} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{operator.role}</span>
+            </span>
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">{children}</main>
+    </Providers>
+  );
+}

@@ -1,0 +1,45 @@
+import "server-only";
+import type { OperatorContext } from "../../auth/operator-context";
+import { requireOperator } from "../../auth/require-operator";
+import { createLogger } from "../../engine/logger";
+import { AppError, coerceError, isAppError } from "../../errors";
+import { presentTaskDetail, presentTaskEvents } from "../presenters/task-detail";
+import { presentTaskPage } from "../presenters/task-list";
+
+const log = createLogger("ui");
+
+/** Maps what a handler throws to a response; internal causes are logged, never returned. */
+async function respond(run: () => Promise<unknown>): Promise<Response> {
+  try {
+    return Response.json(await run(), { headers: { "cache-control": "no-store" } });
+  } catch (error) {
+    if (isAppError(error)) return error.toResponse();
+    log.error("ui handler failed", { error: coerceError(error).message });
+    return Response.json({ error: "internal", message: "Something went wrong." }, { status: 500 });
+  }
+}
+
+// GET /api/ui/tasks – one page of the live task list for the URL's filters (one query per call).
+export function handleTaskList(ctx: OperatorContext, request: Request): Promise<Response> {
+  return respond(async () => {
+    const operator = await requireOperator(ctx);
+    return presentTaskPage(ctx.sql, operator, new URL(request.url).searchParams);
+  });
+}
+
+// GET /api/ui/tasks/:id – the task detail (polled), or ?before=<eventId> for an older history page.
+export function handleTaskDetail(ctx: OperatorContext, request: Request, taskId: string): Promise<Response> {
+  return respond(async () => {
+    const operator = await requireOperator(ctx);
+    const before = new URL(request.url).searchParams.get("before");
+    if (before !== null) {
+      if (!/^\d{1,15}$/.test(before)) throw new AppError("bad_request", "Bad cursor.");
+      const detail = await presentTaskDetail(ctx.sql, operator, taskId);
+      if (!detail) throw new AppError("not_found");
+      return presentTaskEvents(ctx.sql, operator, taskId, Number(before));
+    }
+    const detail = await presentTaskDetail(ctx.sql, operator, taskId);
+    if (!detail) throw new AppError("not_found");
+    return detail;
+  });
+}
