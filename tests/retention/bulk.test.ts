@@ -32,7 +32,6 @@ const tick = defineWorkflow({
     return { content: [{ type: "text", text: String(b) }] };
   },
 });
-const probe = defineWorkflow({ name: "probe", version: 1, input: z.object({}), run: async () => ({ content: [] }) });
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;

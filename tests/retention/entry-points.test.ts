@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../helpers/db";
+import { ROOT, spawnTs, until, waitForExit } from "../helpers/processes";
+import { seedRuns } from "./seed-runs";
+
+/** The cleaner's two entry points as real processes: the one-shot command and the worker's timer. */
+const HOUR = 3_600_000;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+let tenantId: string;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('cli', 'CLI', ${HOUR}) RETURNING id`)[0]?.id as string;
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function run(entry: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawnTs(entry, { DATABASE_URL: db.url }, args);
+  const code = await waitForExit(child, 30_000);
+  return { code, output: child.output() };
+}
+
+const tombstones = async () => Number((await sql`SELECT count(*)::int AS n FROM tombstones`)[0]?.n);
+
+describe("retention entry points", () => {
+  it("scripts/retention-run.ts: dry run, then a real pass, as JSON and as a sentence", async () => {
+    await seedRuns(sql, { tenantId, count: 30, finishedAgoMs: 2 * HOUR });
+    const dry = await run("scripts/retention-run.ts", ["--dry-run", "--json"]);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.output.trim().split("\n").at(-1) as string)).toMatchObject({ status: "completed", dryRun: true, purged: 30 });
+    expect(await tombstones()).toBe(0);
+
+    const real = await run("scripts/retention-run.ts", ["--batch-size", "7"]);
+    expect(real.code).toBe(0);
+    expect(real.output).toMatch(/^Purged 30 runs \(60 events\) and 0 expired requestState nonces purged in 5 batches, \d+ ms, epoch \d+\.$/m);
+    expect(await tombstones()).toBe(30);
+
+    const bad = await run("scripts/retention-run.ts", ["--batch-size", "0"]);
+    expect(bad.code).toBe(4);
+    expect(bad.output).toMatch(/--batch-size must be/);
+  });
+
+  it.skipIf(!existsSync(path.join(ROOT, "lib/client/cli/main.ts")))("runifold retention run (the CLI command table)", async () => {
+    await seedRuns(sql, { tenantId, count: 4, finishedAgoMs: 2 * HOUR });
+    const before = await tombstones();
+    const result = await run("lib/client/cli/main.ts", ["retention", "run", "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.output.trim().split("\n").at(-1) as string)).toMatchObject({ status: "completed", purged: 4 });
+    expect(await tombstones()).toBe(before + 4);
+  });
+
+  it("a worker process purges on RUNIFOLD_RETENTION_INTERVAL_MS and still drains on SIGTERM", async () => {
+    const ids = await seedRuns(sql, { tenantId, count: 12, finishedAgoMs: 2 * HOUR });
+    const worker = spawnTs("tests/helpers/test-worker-process.ts", { DATABASE_URL: db.url, RUNIFOLD_RETENTION_INTERVAL_MS: "1000" });
+    try {
+      await until(async () => Number((await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${ids}::uuid[])`)[0]?.n) === 12, 20_000);
+      const holders = await sql`SELECT DISTINCT holder FROM retention_runs WHERE purged > 0 AND holder NOT LIKE 'cli:%'`;
+      expect(holders).toHaveLength(1);
+    } finally {
+      worker.kill("SIGTERM");
+    }
+    expect(await waitForExit(worker)).toBe(0);
+  });
+});
