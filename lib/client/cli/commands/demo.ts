@@ -1,0 +1,33 @@
+import { seedDemo } from "../../../tasks/demo-seed";
+import { positionals } from "../args";
+import { withDatabase } from "../db";
+import { EXIT } from "../exit-codes";
+import { print, printJson } from "../output";
+import { registerCommand } from "./registry";
+
+registerCommand({
+  name: "demo",
+  summary: "Demo data",
+  verbs: [
+    {
+      name: "seed",
+      args: "",
+      summary: "Create the demo tenants, routes and key where missing (idempotent)",
+      options: [{ name: "json", description: "Machine-readable output (one JSON document)" }],
+      notes: ["A new demo API key (tenant-acme) is printed alone on the last line of stdout, only when one was created."],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const seeded = await withDatabase(io, (sql) => seedDemo(sql));
+        if (parsed.flags.has("json")) printJson(io, seeded);
+        else {
+          print(io.stdout, seeded.created ? "Seeded the demo: tenant-acme and conformance." : "The demo data is already present; nothing changed.");
+          if (seeded.apiKey) {
+            print(io.stdout, "Demo API key for tenant-acme (shown once):");
+            print(io.stdout, seeded.apiKey);
+          }
+        }
+        return EXIT.completed;
+      },
+    },
+  ],
+});
