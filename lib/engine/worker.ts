@@ -66,7 +66,9 @@ export function createWorker(options: WorkerOptions): Worker {
           if (claimed.length < concurrency - active.size || claimed.length === 0) break;
         }
       } while (refill && !stopping);
-      if (!stopping) await scheduleNextWake();
+      // Saturated: the next completion calls fill() again, which reschedules; skipping the query here
+      // saves one round trip per NOTIFY while busy.
+      if (!stopping && active.size < concurrency) await scheduleNextWake();
     } catch (error) {
       logger.warn("claim failed; will retry on the next poll", { error: coerceError(error).message });
     } finally {

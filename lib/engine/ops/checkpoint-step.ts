@@ -1,4 +1,4 @@
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
+import { LEASE_GUARD, type Lease, PREPARED, type SqlHandle } from "./types";
 import { jsonParam } from "./json-param";
 
 /**
@@ -23,6 +23,7 @@ export async function checkpointStep(sql: SqlHandle, lease: Lease, key: string, 
      )
      SELECT EXISTS (SELECT 1 FROM renewed) AS held`,
     [lease.runId, lease.workerId, lease.attempt, lease.leaseMs, key, jsonParam(output)],
+    PREPARED,
   );
   return rows[0]?.held === true;
 }

@@ -1,4 +1,4 @@
-import { runColumns, type RunRow, type SqlHandle } from "./types";
+import { runColumns, type RunRow, PREPARED, type SqlHandle } from "./types";
 
 export type ClaimedRun = RunRow & { db_now: Date };
 
@@ -34,6 +34,7 @@ export async function claimRuns(
      )
      SELECT claimed.*, now() AS db_now FROM claimed`,
     [params.workflowKeys, params.limit, params.workerId, params.leaseMs],
+    PREPARED,
   );
 }
 
@@ -43,6 +44,7 @@ export async function nextClaimableAt(sql: SqlHandle, workflowKeys: string[]): P
   const rows = await sql.unsafe<{ at: Date | null }[]>(
     "SELECT min(claimable_at) AS at FROM runs WHERE workflow_key = ANY($1::text[]) AND claimable_at IS NOT NULL",
     [workflowKeys],
+    PREPARED,
   );
   return rows[0]?.at ?? undefined;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { type AnyWorkflow, workflowKey } from "../workflow";
-import { runColumns, type RunRow, type SqlHandle } from "./types";
+import { runColumns, type RunRow, PREPARED, type SqlHandle } from "./types";
 import { jsonParam } from "./json-param";
 
 export type CreateRunParams = {
@@ -70,6 +70,7 @@ export async function createRun(sql: SqlHandle, params: CreateRunParams): Promis
       jsonParam(params.answeredInputs ?? {}),
       params.answeredInputs && Object.keys(params.answeredInputs).length > 0 ? 1 : 0,
     ],
+    PREPARED,
   );
   const run = rows[0];
   if (!run) throw new Error("run insert returned no row");

@@ -1,6 +1,6 @@
 import { CHANNELS } from "../channels";
 import type { WorkflowResult } from "../workflow";
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
+import { LEASE_GUARD, type Lease, PREPARED, type SqlHandle } from "./types";
 import { jsonParam } from "./json-param";
 
 export type RunOutcome =
@@ -26,6 +26,7 @@ export async function finishRun(sql: SqlHandle, lease: Lease, outcome: RunOutcom
      )
      SELECT pg_notify('${CHANNELS.task}', id::text) FROM finished`,
     [lease.runId, lease.workerId, lease.attempt, outcome.status, message, jsonParam(payload)],
+    PREPARED,
   );
   return rows.length === 1;
 }

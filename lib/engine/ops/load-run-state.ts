@@ -1,5 +1,5 @@
 import type { InputResponse } from "../workflow";
-import type { SqlHandle } from "./types";
+import { PREPARED, type SqlHandle } from "./types";
 
 export type RunState = { steps: Map<string, unknown>; answers: Map<string, InputResponse> };
 
@@ -10,6 +10,7 @@ export async function loadRunState(sql: SqlHandle, runId: string): Promise<RunSt
      UNION ALL
      SELECT 'input', key, response FROM run_inputs WHERE run_id = $1 AND response IS NOT NULL`,
     [runId],
+    PREPARED,
   );
   const state: RunState = { steps: new Map(), answers: new Map() };
   for (const row of rows) {

@@ -1,4 +1,4 @@
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
+import { LEASE_GUARD, type Lease, PREPARED, type SqlHandle } from "./types";
 
 /** The heartbeat during a long step: extends the lease; false means it was lost (cancelled or reclaimed). */
 export async function renewLease(sql: SqlHandle, lease: Lease): Promise<boolean> {
@@ -7,6 +7,7 @@ export async function renewLease(sql: SqlHandle, lease: Lease): Promise<boolean>
             claimable_at = now() + make_interval(secs => $4 / 1000.0)
      WHERE id = $1 AND ${LEASE_GUARD} RETURNING id`,
     [lease.runId, lease.workerId, lease.attempt, lease.leaseMs],
+    PREPARED,
   );
   return rows.length === 1;
 }

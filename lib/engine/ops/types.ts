@@ -48,5 +48,12 @@ export function runColumns(alias?: string): string {
   ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
 }
 
+/**
+ * For the hot-path statements (create, claim, checkpoint, finish, renew, replay load): their SQL is
+ * static, so a named prepared statement per connection saves the parse and plan on every call.
+ * (postgres.js prepares tagged templates by default but `unsafe` only when asked.)
+ */
+export const PREPARED = { prepare: true } as const;
+
 /** The lease guard every write of a leased run carries. */
 export const LEASE_GUARD = "status = 'leased' AND lease_owner = $2 AND attempt = $3";
