@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { createRegistry, defineWorkflow } from "../../lib/engine/workflow";
+
+/**
+ * The benchmark workflow: one durable step that records when it started (wall clock, same machine
+ * as the bench process), so the latency benchmark can read enqueue → step start from the store.
+ */
+export const benchNoop = defineWorkflow({
+  name: "bench-noop",
+  version: 1,
+  input: z.object({}).passthrough(),
+  async run(ctx) {
+    await ctx.step("only", () => ({ startedAt: Date.now() }));
+    return { content: [] };
+  },
+});
+
+export const benchRegistry = createRegistry([benchNoop]);
