@@ -16,6 +16,12 @@ export default function Home() {
         >
           View /api/health
         </a>
+        <a
+          href="/overview"
+          className="mt-4 ml-3 inline-block rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          Operator console
+        </a>
       </section>
     </main>
   );

@@ -1,10 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { listApiKeys } from "../../db/queries/api-keys";
 import { findActiveRoute, insertRouteRevision } from "../../db/queries/routes";
 import { createTenant, findTenantBySlug } from "../../db/queries/tenants";
 import { CONFORMANCE_TOOLS } from "../../workers/workflows/conformance";
 import { approveExpense } from "../../workers/workflows/approve-expense";
 import { generateReport } from "../../workers/workflows/generate-report";
+import { countOperators, createOperator } from "../../db/queries/operators";
 import { createApiKey } from "../auth/api-keys";
+import { hashPassword } from "../auth/passwords";
 import type { SqlHandle } from "../engine/ops/types";
 import { routeFromWorkflow } from "./route-from-workflow";
 
@@ -44,5 +47,12 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
     apiKey = (await createApiKey(sql, { tenantId: acme.id, name: "demo" })).token;
     created = true;
   }
-  return { created, ...(apiKey ? { apiKey } : {}) };
+  // First run: an admin to sign in to the console with (printed once by `npm start`).
+  let operator: SeedResult["operator"];
+  if ((await countOperators(sql)) === 0) {
+    operator = { email: "admin@runifold.local", password: randomBytes(12).toString("base64url") };
+    await createOperator(sql, { email: operator.email, passwordHash: await hashPassword(operator.password), role: "admin", name: "Admin" });
+    created = true;
+  }
+  return { created, ...(apiKey ? { apiKey } : {}), ...(operator ? { operator } : {}) };
 }

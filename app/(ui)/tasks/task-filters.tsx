@@ -11,7 +11,7 @@ const FIELDS = "flex flex-col gap-1 text-xs font-medium text-slate-600";
 export function TaskFilters({ options, values, onChange }: { options: FilterOptions; values: URLSearchParams; onChange: (key: string, value: string) => void }) {
   const value = (key: string) => values.get(key) ?? "";
   return (
-    <form role="search" aria-label="Filter tasks" className="mb-4 grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" onSubmit={(e) => e.preventDefault()}>
+    <search aria-label="Filter tasks"><form className="mb-4 grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" onSubmit={(e) => e.preventDefault()}>
       <label className={FIELDS}>
         Tenant
         <select className={inputClass} value={value("tenant")} onChange={(e) => onChange("tenant", e.target.value)}>
@@ -65,6 +65,6 @@ export function TaskFilters({ options, values, onChange }: { options: FilterOpti
           spellCheck={false}
         />
       </label>
-    </form>
+    </form></search>
   );
 }

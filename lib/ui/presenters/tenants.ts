@@ -58,3 +58,11 @@ export async function presentTenantDetail(sql: SqlHandle, operator: Operator, sl
       operators?.map((o) => ({ id: o.id, email: o.email, role: o.role, disabled: o.disabled_at !== null, tenants: o.tenant_slugs })) ?? null,
   };
 }
+
+export type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[] };
+
+/** Every operator with its tenants (admin pages only; callers pass an admin). */
+export async function presentOperatorList(sql: SqlHandle, operator: Operator): Promise<OperatorItem[]> {
+  if (operator.tenantIds !== null) return [];
+  return (await listOperators(sql)).map((o) => ({ id: o.id, email: o.email, role: o.role, disabled: o.disabled_at !== null, tenants: o.tenant_slugs }));
+}

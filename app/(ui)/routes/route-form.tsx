@@ -1,0 +1,70 @@
+"use client";
+
+import { saveRoute } from "../actions";
+import { ActionForm } from "../_components/action-form";
+import { buttonClass, inputClass } from "../_components/ui";
+
+const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
+
+/** Adding a tool and revising one are the same: a new revision for (tenant, tool). */
+export function RouteForm({ tenants, knownWorkflows }: { tenants: { id: string; slug: string }[]; knownWorkflows: { name: string; version: number }[] }) {
+  const names = [...new Set(knownWorkflows.map((w) => w.name))].sort();
+  return (
+    <ActionForm
+      label="Save route"
+      action={saveRoute}
+      toInput={(data) => Object.fromEntries(data.entries())}
+      className="flex flex-col gap-3"
+    >
+      <label className={LABEL}>
+        Tenant
+        <select name="tenantId" required className={inputClass}>
+          {tenants.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.slug}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className={LABEL}>
+        Tool name
+        <input name="toolName" required pattern="[A-Za-z0-9_.\-]{1,128}" className={inputClass} placeholder="durable_report" />
+      </label>
+      <div className="grid grid-cols-3 gap-2">
+        <label className={`${LABEL} col-span-2`}>
+          Workflow
+          <input name="workflowName" required list="workflow-names" className={inputClass} placeholder="generate-report" />
+        </label>
+        <label className={LABEL}>
+          Version
+          <input name="workflowVersion" type="number" min={1} step={1} required defaultValue={1} className={inputClass} />
+        </label>
+      </div>
+      <datalist id="workflow-names">
+        {names.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
+      <label className={LABEL}>
+        Title <span className="font-normal text-slate-500">(optional)</span>
+        <input name="title" maxLength={200} className={inputClass} />
+      </label>
+      <label className={LABEL}>
+        Description <span className="font-normal text-slate-500">(optional)</span>
+        <textarea name="description" rows={2} maxLength={2000} className={inputClass} />
+      </label>
+      <label className={LABEL}>
+        Task support
+        <select name="taskSupport" defaultValue="optional" className={inputClass}>
+          <option value="optional">optional (task or plain call)</option>
+          <option value="required">required (task only)</option>
+          <option value="forbidden">forbidden (plain call only)</option>
+        </select>
+      </label>
+      <p className="text-xs text-slate-500">Shipped workflows: {knownWorkflows.map((w) => `${w.name}@${w.version}`).join(", ")}.</p>
+      <button type="submit" className={buttonClass}>
+        Save revision
+      </button>
+    </ActionForm>
+  );
+}

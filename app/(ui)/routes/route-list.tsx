@@ -1,0 +1,78 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import type { RouteItem } from "@/lib/ui/presenters/routes";
+import { disableRoute } from "../actions";
+import { dangerButtonClass, Empty } from "../_components/ui";
+
+export function RouteList({ routes }: { routes: RouteItem[] }) {
+  const router = useRouter();
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  if (routes.length === 0) return <Empty>No routes yet.</Empty>;
+  return (
+    <div className="flex flex-col gap-3">
+      {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
+      <ul className="flex flex-col gap-3">
+        {routes.map((route) => (
+          <li
+            key={`${route.tenantId}/${route.tool}`}
+            data-route={`${route.tenantSlug}/${route.tool}`}
+            className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+          >
+            <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+              <h2 className="font-mono text-sm font-semibold text-slate-900">
+                <span className="text-slate-500">{route.tenantSlug}/</span>
+                {route.tool}
+              </h2>
+              <span className="text-xs text-slate-500">revision {route.revision}</span>
+              <span className="text-sm text-slate-700">→ {route.workflowKey}</span>
+              <span className="text-xs text-slate-500">task support: {route.taskSupport}</span>
+              {route.disabled ? (
+                <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">disabled</span>
+              ) : route.servedBy > 0 ? (
+                <span className="rounded-full bg-emerald-50 px-2 py-0.5 text-xs text-emerald-800 ring-1 ring-emerald-600/20">
+                  served by {route.servedBy} online worker{route.servedBy === 1 ? "" : "s"}
+                </span>
+              ) : (
+                <span className="rounded-full bg-red-50 px-2 py-0.5 text-xs text-red-800 ring-1 ring-red-600/20">
+                  no online worker serves {route.workflowKey}
+                </span>
+              )}
+            </div>
+            {(route.title || route.description) && (
+              <p className="mt-1 text-sm text-slate-600">
+                {route.title && <strong className="font-medium">{route.title}. </strong>}
+                {route.description}
+              </p>
+            )}
+            <div className="mt-2 flex flex-wrap items-start justify-between gap-2">
+              <details className="min-w-0 flex-1 text-sm">
+                <summary className="cursor-pointer text-indigo-700">Input schema</summary>
+                <pre className="mt-2 max-h-64 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(route.inputSchema, null, 2)}</pre>
+              </details>
+              {!route.disabled && (
+                <button
+                  type="button"
+                  className={dangerButtonClass}
+                  disabled={pending}
+                  aria-label={`Disable ${route.tenantSlug}/${route.tool}`}
+                  onClick={() =>
+                    start(async () => {
+                      const result = await disableRoute({ tenantId: route.tenantId, toolName: route.tool });
+                      setError(result.ok ? null : result.error);
+                      router.refresh();
+                    })
+                  }
+                >
+                  Disable
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import type { Diagnosis } from "@/lib/tasks/diagnose-task";
+
+const TONE: Record<Diagnosis["tone"], string> = {
+  ok: "border-emerald-200 bg-emerald-50 text-emerald-900",
+  info: "border-sky-200 bg-sky-50 text-sky-900",
+  warn: "border-amber-200 bg-amber-50 text-amber-900",
+  error: "border-red-200 bg-red-50 text-red-900",
+};
+
+/** The plain-language "why is it here" line (see lib/tasks/diagnose-task.ts and docs/troubleshooting.md). */
+export function DiagnosisPanel({ diagnosis }: { diagnosis: Diagnosis }) {
+  return (
+    <section aria-labelledby="diagnosis-title" className={`rounded-lg border p-4 ${TONE[diagnosis.tone]}`}>
+      <h2 id="diagnosis-title" className="text-xs font-semibold uppercase tracking-wide opacity-70">
+        Diagnosis
+      </h2>
+      <p className="mt-1 font-medium" data-testid="diagnosis" aria-live="polite">
+        {diagnosis.headline}
+      </p>
+      {diagnosis.notes.length > 0 && (
+        <ul className="mt-2 list-disc pl-5 text-sm">
+          {diagnosis.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
+      <p className="mt-2 text-xs opacity-70">
+        What to do: docs/troubleshooting.md, “{diagnosis.code}”.
+      </p>
+    </section>
+  );
+}

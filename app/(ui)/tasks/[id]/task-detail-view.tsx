@@ -1,0 +1,119 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { diagnoseTask } from "@/lib/tasks/diagnose-task";
+import type { TaskDetail } from "@/lib/ui/presenters/task-detail";
+import { fetchJson } from "@/lib/ui/query-client";
+import { ProgressBar } from "../../_components/progress-bar";
+import { Card, StatusBadge, Time } from "../../_components/ui";
+import { CancelButton } from "./cancel-button";
+import { DiagnosisPanel } from "./diagnosis-panel";
+import { History } from "./history";
+
+const TERMINAL = ["completed", "failed", "cancelled"];
+
+function Json({ value, label }: { value: unknown; label: string }) {
+  return (
+    <pre title={label} className="max-h-80 overflow-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+export function TaskDetailView({ initial }: { initial: TaskDetail }) {
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const { data, refetch } = useQuery({
+    queryKey: ["task", initial.id],
+    queryFn: () => fetchJson<TaskDetail>(`/api/ui/tasks/${initial.id}`),
+    initialData: initial,
+    // Active tasks refresh every 2 s; finished ones only rarely (nothing changes but the handle).
+    refetchInterval: (query) => (TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000),
+  });
+  const task = data ?? initial;
+  const diagnosis = diagnoseTask(
+    { ...task, pendingInputKeys: task.pendingInputs ? Object.keys(task.pendingInputs) : undefined, terminal: task.terminal as never },
+    task.workers,
+    new Date(task.serverNow),
+  );
+  const terminal = TERMINAL.includes(task.status);
+  const result = task.terminal?.result;
+
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <p className="text-sm text-slate-500">
+            <Link href="/tasks" className="hover:underline">
+              Tasks
+            </Link>{" "}
+            / {task.tenantSlug}/{task.tool ?? task.workflowKey}
+          </p>
+          <h1 className="mt-1 break-all font-mono text-lg font-semibold text-slate-900">{task.id}</h1>
+          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+            <span data-testid="task-status">
+              <StatusBadge status={task.status} />
+            </span>
+            <span className="text-slate-500">
+              {task.workflowKey}
+              {task.routeRevision ? ` · route revision ${task.routeRevision}` : ""} · via {task.origin} · attempt {task.attempt}
+            </span>
+          </div>
+        </div>
+        {!terminal && <CancelButton taskId={task.id} onDone={(error) => {
+              setCancelError(error);
+              void refetch();
+            }} />}
+      </div>
+      {cancelError && (
+        <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
+          {cancelError}
+        </p>
+      )}
+      <DiagnosisPanel diagnosis={diagnosis} />
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Card title="Progress">
+          {task.progress ? <ProgressBar progress={task.progress} /> : <p className="text-sm text-slate-500">No progress reported.</p>}
+          <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+            <dt className="text-slate-500">Created</dt>
+            <dd><Time iso={task.createdAt} /></dd>
+            <dt className="text-slate-500">Updated</dt>
+            <dd><Time iso={task.updatedAt} /></dd>
+            <dt className="text-slate-500">Finished</dt>
+            <dd><Time iso={task.finishedAt} /></dd>
+            <dt className="text-slate-500">Handle</dt>
+            <dd>{task.handleExpired ? "expired (clients get “not found”)" : task.ttlMs ? `valid for ${Math.round(task.ttlMs / 60_000)} min from creation` : "no expiry"}</dd>
+          </dl>
+        </Card>
+        <Card title="Input">
+          <Json value={task.input} label="Task input" />
+        </Card>
+        {task.pendingInputs && (
+          <Card title="Waiting for input" className="lg:col-span-2">
+            <p className="text-sm text-slate-700">
+              {Object.keys(task.pendingInputs).length} request(s) outstanding.{" "}
+              <Link href="/inbox" className="text-indigo-700 hover:underline">
+                Answer in the inbox →
+              </Link>
+            </p>
+          </Card>
+        )}
+        {terminal && (
+          <Card title={task.terminal?.error ? "Error" : "Result"} className="lg:col-span-2">
+            {task.terminal?.error ? (
+              <p className="text-sm text-red-800">
+                {task.terminal.error.message} <span className="text-slate-500">(code {task.terminal.error.code})</span>
+              </p>
+            ) : result ? (
+              <Json value={result} label="Task result" />
+            ) : (
+              <p className="text-sm text-slate-700">{task.terminal?.reason ?? task.statusMessage ?? "No result."}</p>
+            )}
+          </Card>
+        )}
+      </div>
+      <History taskId={task.id} newest={task.events} olderThan={task.olderThan} />
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import type { TenantDetail } from "@/lib/ui/presenters/tenants";
+import { createKey, revokeKey } from "../../actions";
+import { ActionForm } from "../../_components/action-form";
+import { buttonClass, dangerButtonClass, Empty, inputClass, secondaryButtonClass, Time } from "../../_components/ui";
+
+const SCOPES = ["mcp", "tasks:read", "tasks:write"];
+
+/** The new token, shown once: it is not stored anywhere and cannot be shown again. */
+function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div role="status" className="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3">
+      <p className="text-sm font-medium text-amber-900">Copy this key now. It will not be shown again.</p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <code data-testid="new-token" className="min-w-0 flex-1 break-all rounded bg-white px-2 py-1 font-mono text-xs">
+          {token}
+        </code>
+        <button
+          type="button"
+          className={secondaryButtonClass}
+          onClick={() => void navigator.clipboard?.writeText(token).then(() => setCopied(true), () => setCopied(false))}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+        <button type="button" className={secondaryButtonClass} onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDetail["keys"] }) {
+  const router = useRouter();
+  const [token, setToken] = useState<string | null>(null);
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div className="flex flex-col gap-4">
+      {token && <NewToken token={token} onDone={() => setToken(null)} />}
+      {keys.length === 0 ? (
+        <Empty>No keys yet.</Empty>
+      ) : (
+        <ul className="divide-y divide-slate-100 text-sm">
+          {keys.map((key) => (
+            <li key={key.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+              <span className="font-medium">{key.name}</span>
+              <code className="text-xs text-slate-500">rf_{key.id}_…</code>
+              <span className="text-xs text-slate-500">{key.scopes.join(", ")}</span>
+              <span className="min-w-0 flex-1 text-xs text-slate-500">
+                last used <Time iso={key.lastUsedAt} />
+              </span>
+              {key.revokedAt ? (
+                <span className="text-xs text-red-700">revoked</span>
+              ) : (
+                <button
+                  type="button"
+                  className={dangerButtonClass}
+                  disabled={pending}
+                  aria-label={`Revoke key ${key.name}`}
+                  onClick={() =>
+                    start(async () => {
+                      const result = await revokeKey({ tenantId, keyId: key.id });
+                      setError(result.ok ? null : result.error);
+                      router.refresh();
+                    })
+                  }
+                >
+                  Revoke
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
+      <ActionForm
+        label="Create API key"
+        action={createKey}
+        toInput={(data) => ({ tenantId, name: String(data.get("name") ?? ""), scopes: data.getAll("scopes").map(String) })}
+        onSuccess={(data) => setToken((data as { token: string }).token)}
+        className="flex flex-wrap items-end gap-3"
+      >
+        <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
+          Key name
+          <input name="name" required maxLength={100} className={inputClass} placeholder="ci-bot" />
+        </label>
+        <fieldset className="flex flex-col gap-1">
+          <legend className="text-sm font-medium text-slate-700">Scopes</legend>
+          <div className="flex gap-3 py-2">
+            {SCOPES.map((scope) => (
+              <label key={scope} className="flex items-center gap-1.5 text-sm">
+                <input type="checkbox" name="scopes" value={scope} defaultChecked className="size-4" />
+                {scope}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <button type="submit" className={buttonClass}>
+          Create key
+        </button>
+      </ActionForm>
+    </div>
+  );
+}

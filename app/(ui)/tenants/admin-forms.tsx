@@ -1,0 +1,94 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useTransition } from "react";
+import { createOperator, createTenant, setOperatorDisabled } from "../actions";
+import { ActionForm } from "../_components/action-form";
+import { buttonClass, inputClass, secondaryButtonClass } from "../_components/ui";
+
+const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
+
+export function CreateTenantForm() {
+  return (
+    <ActionForm
+      label="Create tenant"
+      action={createTenant}
+      toInput={(data) => ({ slug: String(data.get("slug") ?? ""), name: String(data.get("name") ?? "") })}
+      className="flex flex-col gap-3"
+    >
+      <label className={LABEL}>
+        Slug
+        <input name="slug" required pattern="[a-z0-9][a-z0-9\-]{1,62}" className={inputClass} placeholder="tenant-acme" aria-describedby="slug-hint" />
+        <span id="slug-hint" className="text-xs font-normal text-slate-500">Lower-case letters, digits and dashes.</span>
+      </label>
+      <label className={LABEL}>
+        Name
+        <input name="name" required className={inputClass} placeholder="Acme Corp" />
+      </label>
+      <button type="submit" className={buttonClass}>
+        Create tenant
+      </button>
+    </ActionForm>
+  );
+}
+
+type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[] };
+
+export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[]; selfId: string }) {
+  const router = useRouter();
+  const [pending, start] = useTransition();
+  return (
+    <div className="flex flex-col gap-4">
+      <ul className="divide-y divide-slate-100 text-sm">
+        {operators.map((o) => (
+          <li key={o.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+            <span className="font-medium">{o.email}</span>
+            <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{o.role}</span>
+            <span className="min-w-0 flex-1 truncate text-slate-500">{o.role === "admin" ? "all tenants" : o.tenants.join(", ") || "no tenants"}</span>
+            {o.disabled && <span className="text-xs text-red-700">disabled</span>}
+            {o.id !== selfId && (
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                disabled={pending}
+                onClick={() =>
+                  start(async () => {
+                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled });
+                    router.refresh();
+                  })
+                }
+              >
+                {o.disabled ? `Enable ${o.email}` : `Disable ${o.email}`}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <ActionForm
+        label="Create operator"
+        action={createOperator}
+        toInput={(data) => ({ email: String(data.get("email") ?? ""), password: String(data.get("password") ?? ""), role: String(data.get("role") ?? "operator") })}
+        className="flex flex-wrap items-end gap-3"
+      >
+        <label className={LABEL}>
+          Email
+          <input name="email" type="email" required className={inputClass} />
+        </label>
+        <label className={LABEL}>
+          Initial password
+          <input name="password" type="password" required minLength={12} autoComplete="new-password" className={inputClass} />
+        </label>
+        <label className={LABEL}>
+          Role
+          <select name="role" className={inputClass} defaultValue="operator">
+            <option value="operator">operator (member tenants)</option>
+            <option value="admin">admin (all tenants)</option>
+          </select>
+        </label>
+        <button type="submit" className={buttonClass}>
+          Create operator
+        </button>
+      </ActionForm>
+    </div>
+  );
+}
