@@ -1,12 +1,10 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/db";
-import { ROOT, spawnTs, until, waitForExit } from "../helpers/processes";
+import { spawnTs, until, waitForExit } from "../helpers/processes";
 import { seedRuns } from "./seed-runs";
 
-/** The cleaner's two entry points as real processes: the one-shot command and the worker's timer. */
+/** The cleaner's two entry points as real processes: the CLI command and the worker's timer. */
 const HOUR = 3_600_000;
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
@@ -21,8 +19,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(entry: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnTs(entry, { DATABASE_URL: db.url }, args);
+/** `npm run cli -- …` as one real process. */
+async function cli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawnTs("lib/client/cli/main.ts", { DATABASE_URL: db.url }, args);
   const code = await waitForExit(child, 30_000);
   return { code, output: child.output() };
 }
@@ -30,30 +29,29 @@ async function run(entry: string, args: string[]): Promise<{ code: number | null
 const tombstones = async () => Number((await sql`SELECT count(*)::int AS n FROM tombstones`)[0]?.n);
 
 describe("retention entry points", () => {
-  it("scripts/retention-run.ts: dry run, then a real pass, as JSON and as a sentence", async () => {
+  it("runifold retention run: dry run, then a real pass, as JSON and as a sentence; retention runs lists them", async () => {
     await seedRuns(sql, { tenantId, count: 30, finishedAgoMs: 2 * HOUR });
-    const dry = await run("scripts/retention-run.ts", ["--dry-run", "--json"]);
+    const dry = await cli(["retention", "run", "--dry-run", "--json"]);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.output.trim().split("\n").at(-1) as string)).toMatchObject({ status: "completed", dryRun: true, purged: 30 });
     expect(await tombstones()).toBe(0);
 
-    const real = await run("scripts/retention-run.ts", ["--batch-size", "7"]);
+    const real = await cli(["retention", "run", "--batch-size", "7"]);
     expect(real.code).toBe(0);
     expect(real.output).toMatch(/^Purged 30 runs \(60 events\) and 0 expired requestState nonces purged in 5 batches, \d+ ms, epoch \d+\.$/m);
     expect(await tombstones()).toBe(30);
 
-    const bad = await run("scripts/retention-run.ts", ["--batch-size", "0"]);
+    const listed = await cli(["retention", "runs", "--json"]);
+    expect(listed.code).toBe(0);
+    const runs = JSON.parse(listed.output.trim().split("\n").at(-1) as string);
+    expect(runs.slice(0, 2)).toMatchObject([
+      { status: "completed", dryRun: false, purged: 30, batches: 5 },
+      { status: "completed", dryRun: true, purged: 30, batches: 0 },
+    ]);
+
+    const bad = await cli(["retention", "run", "--batch-size", "0"]);
     expect(bad.code).toBe(4);
     expect(bad.output).toMatch(/--batch-size must be/);
-  });
-
-  it.skipIf(!existsSync(path.join(ROOT, "lib/client/cli/main.ts")))("runifold retention run (the CLI command table)", async () => {
-    await seedRuns(sql, { tenantId, count: 4, finishedAgoMs: 2 * HOUR });
-    const before = await tombstones();
-    const result = await run("lib/client/cli/main.ts", ["retention", "run", "--json"]);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.output.trim().split("\n").at(-1) as string)).toMatchObject({ status: "completed", purged: 4 });
-    expect(await tombstones()).toBe(before + 4);
   });
 
   it("a worker process purges on RUNIFOLD_RETENTION_INTERVAL_MS and still drains on SIGTERM", async () => {

@@ -13,7 +13,3 @@ export function describeRetentionReport(report: RetentionReport): string {
   return `Failed after ${done}: ${report.error}`;
 }
 
-/** Process exit status: a skipped pass is not an error (another cleaner is doing the work). */
-export function retentionExitCode(report: RetentionReport): number {
-  return report.status === "completed" || report.status === "skipped" ? 0 : 4;
-}

@@ -3,4 +3,4 @@ export { countPurgeable, NONCE_GRACE_MS } from "./purge-batch";
 export type { RetentionRunStatus } from "./retention-log";
 export { DEFAULT_RETENTION_BATCH, type RetentionHooks, type RetentionOptions, type RetentionReport, runRetention } from "./run-retention";
 export { type RetentionTimer, startRetentionTimer } from "./schedule";
-export { describeRetentionReport, retentionExitCode } from "./describe";
+export { describeRetentionReport } from "./describe";

@@ -9,5 +9,6 @@ import "./operators";
 import "./demo";
 import "./call";
 import "./tasks";
+import "./retention";
 
 export { type CliIo, type CommandGroup, commands, registerCommand, type Verb } from "./registry";
