@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createRegistry, defineWorkflow } from "../../lib/engine/workflow";
 
 /**
- * The benchmark workflow: one durable step that records when it started (wall clock, same machine
+ * The benchmark workflow: one durable step that records when it started (high-resolution wall clock, same machine
  * as the bench process), so the latency benchmark can read enqueue → step start from the store.
  */
 export const benchNoop = defineWorkflow({
@@ -10,7 +10,7 @@ export const benchNoop = defineWorkflow({
   version: 1,
   input: z.object({}).passthrough(),
   async run(ctx) {
-    await ctx.step("only", () => ({ startedAt: Date.now() }));
+    await ctx.step("only", () => ({ startedAt: performance.timeOrigin + performance.now() }));
     return { content: [] };
   },
 });
