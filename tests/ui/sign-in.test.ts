@@ -1,0 +1,65 @@
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setOperatorDisabled } from "../../db/queries/operators";
+import { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "../../lib/auth/authenticate-operator";
+import { hashPassword, verifyPassword } from "../../lib/auth/passwords";
+import { freshDatabase } from "../helpers/db";
+import { makeOperator } from "./helpers";
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+describe("operator sign-in", () => {
+  it("hashes with scrypt in the documented format", async () => {
+    const hash = await hashPassword("s3cret-password");
+    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(await verifyPassword("s3cret-password", hash)).toBe(true);
+    expect(await verifyPassword("wrong", hash)).toBe(false);
+    expect(await verifyPassword("x", "garbage")).toBe(false);
+  });
+
+  it("gives one answer for an unknown email, a wrong password and a disabled operator", async () => {
+    const op = await makeOperator(sql, "admin", [], "right-password-1");
+    const unknown = await authenticateOperator(sql, { email: "nobody@ops.test", password: "right-password-1", clientAddress: "10.0.0.1" });
+    const wrong = await authenticateOperator(sql, { email: op.email, password: "nope", clientAddress: "10.0.0.1" });
+    expect(unknown).toEqual({ ok: false, reason: "invalid" });
+    expect(wrong).toEqual(unknown);
+    const ok = await authenticateOperator(sql, { email: op.email.toUpperCase(), password: "right-password-1", clientAddress: "10.0.0.1" });
+    expect(ok).toMatchObject({ ok: true, operator: { id: op.id } });
+    await setOperatorDisabled(sql, { operatorId: op.id, disabled: true });
+    expect(await authenticateOperator(sql, { email: op.email, password: "right-password-1", clientAddress: "10.0.0.1" })).toEqual(unknown);
+  });
+
+  it("locks an email after repeated failures, even for the right password, and unknown emails alike", async () => {
+    const op = await makeOperator(sql, "operator", [], "right-password-2");
+    for (const email of [op.email, "ghost@ops.test"]) {
+      for (let i = 0; i < LOGIN_THROTTLE.emailLimit; i++) {
+        expect(await authenticateOperator(sql, { email, password: "bad", clientAddress: `10.1.0.${i}` })).toEqual({ ok: false, reason: "invalid" });
+      }
+      const locked = await authenticateOperator(sql, { email, password: email === op.email ? "right-password-2" : "bad", clientAddress: "10.2.0.1" });
+      expect(locked).toMatchObject({ ok: false, reason: "throttled" });
+    }
+  });
+
+  it("locks a client address after many failures across emails", async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
+      await authenticateOperator(sql, { email: `spray-${i}@ops.test`, password: "bad", clientAddress: "192.0.2.7" });
+    }
+    expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.7" })).toMatchObject({ reason: "throttled" });
+    expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.8" })).toEqual({ ok: false, reason: "invalid" });
+  });
+
+  it("reads the client address from the last forwarded hop", () => {
+    expect(clientAddressFrom({ "x-forwarded-for": "1.1.1.1, 10.0.0.9" })).toBe("10.0.0.9");
+    expect(clientAddressFrom(new Headers({ "x-forwarded-for": "::1" }))).toBe("::1");
+    expect(clientAddressFrom({})).toBeNull();
+  });
+});
