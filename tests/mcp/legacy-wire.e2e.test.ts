@@ -176,8 +176,9 @@ describe("legacy leg on the wire", () => {
     const unknown = await raw.request("tasks/get", { taskId: "00000000-0000-4000-8000-000000000001" });
     expect(unknown.body.error).toEqual({ code: -32602, message: "Failed to retrieve task: Task not found" });
     // ttl counts from creation: past it the handle is gone (get, result, cancel, list) whatever the status.
-    const expiring = await createTask(confToken, "slow_compute", { seconds: 60 }, { task: { ttl: 1_000 } });
-    expect((await raw.request("tasks/get", { taskId: expiring })).body.result.ttl).toBe(1_000);
+    const create = await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: 60 }, task: { ttl: 1_000 } });
+    expect(create.body.result.task.ttl).toBe(1_000);
+    const expiring = create.body.result.task.taskId;
     await new Promise((r) => setTimeout(r, 1_100));
     for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
       expect((await raw.request(method, { taskId: expiring })).body.error).toEqual(unknown.body.error);

@@ -67,4 +67,3 @@ function dispatch(deps: McpDeps, call: McpCall, method: string, params: Record<s
       throw new McpError(RPC.methodNotFound, `Method not found: ${method.slice(0, 100)}`);
   }
 }
-
