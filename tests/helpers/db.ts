@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { inject } from "vitest";
-import { TEMPLATE_DB, withDatabase } from "./global-setup";
+import { withDatabase } from "./global-setup";
 
 /** A fresh, migrated database for one test file, cloned from the template in one statement. */
 export async function freshDatabase(): Promise<{ url: string; sql: postgres.Sql; drop(): Promise<void> }> {
   const adminUrl = inject("adminDatabaseUrl");
+  const template = inject("templateDatabase");
   const name = `t_${randomBytes(6).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+  await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   await admin.end();
   const url = withDatabase(adminUrl, name);
   const sql = postgres(url, { max: 10, onnotice: () => {} });
