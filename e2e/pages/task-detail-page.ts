@@ -1,0 +1,22 @@
+import type { Page } from "@playwright/test";
+
+export class TaskDetailPage {
+  constructor(private readonly page: Page) {}
+
+  async goto(taskId: string) {
+    await this.page.goto(`/tasks/${taskId}`);
+  }
+
+  get diagnosis() {
+    return this.page.getByTestId("diagnosis");
+  }
+
+  get status() {
+    return this.page.getByTestId("task-status");
+  }
+
+  async cancel() {
+    await this.page.getByRole("button", { name: "Cancel task" }).click();
+    await this.page.getByRole("button", { name: "Yes, cancel" }).click();
+  }
+}
