@@ -40,7 +40,9 @@ export type TaskListRow = {
 /**
  * One page of the live task list — one statement per refresh, whatever the page shows. Newest first
  * with keyset pagination on (created_at, id), served by the runs_tenant_*_created indexes; only the
- * filters in use are put in the WHERE clause, so each shape gets a plan fit for it.
+ * filters in use are put in the WHERE clause, so each shape gets a plan fit for it. NULLS LAST must
+ * match the indexes (drizzle's .desc() is DESC NULLS LAST; plain DESC means NULLS FIRST and the
+ * planner then sorts the whole tenant instead of walking the index — 100 ms vs 0.3 ms at 1M runs).
  */
 export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Promise<TaskListRow[]> {
   const params: unknown[] = [];
@@ -67,7 +69,7 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
             ${ONLINE_WORKERS_JSON} AS online_workers, now() AS db_now
      FROM runs r JOIN tenants t ON t.id = r.tenant_id LEFT JOIN routes rt ON rt.id = r.route_id
      ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY r.created_at DESC, r.id DESC
+     ORDER BY r.created_at DESC NULLS LAST, r.id DESC NULLS LAST
      LIMIT ${p(filters.limit)}`,
     params as never[],
   );
