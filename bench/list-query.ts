@@ -84,8 +84,9 @@ export async function benchListQuery(ctx: BenchContext) {
       if (shape.target) ctx.report.target(`list.${shape.key}.p50`, stats.p50, "ms", "<=", 20, note);
       else ctx.report.figure(`list.${shape.key}.p50`, stats.p50, "ms", { note });
       ctx.report.figure(`list.${shape.key}.p99`, stats.p99, "ms");
-      explains[shape.key] = await explain(sql, shape.filters);
-      const scans = [...explains[shape.key].matchAll(/(Index Only Scan|Index Scan|Seq Scan|Bitmap Heap Scan)( Backward)? (?:using (\S+) )?on (\w+)/g)].map((m) => `${m[1]}${m[3] ? ` ${m[3]}` : ""} on ${m[4]}`);
+      const plan = await explain(sql, shape.filters);
+      explains[shape.key] = plan;
+      const scans = [...plan.matchAll(/(Index Only Scan|Bitmap Index Scan|Index Scan|Seq Scan)( Backward)? (?:using (\S+) )?on (\w+)/g)].map((m) => `${m[1]}${m[3] ? ` ${m[3]}` : ""} on ${m[4]}`);
       process.stdout.write(`  plan ${shape.key}: ${[...new Set(scans)].join("; ")}\n`);
     }
     ctx.report.attach("list", { total, explains });
