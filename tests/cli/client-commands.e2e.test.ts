@@ -116,6 +116,16 @@ describe("runifold MCP client commands (real processes against a real server)", 
     expect(snapshots.at(-1)).toMatchObject({ status: "completed" });
   });
 
+  it("answers a question asked before the task starts (MRTR) with --input; without one it exits 4", async () => {
+    const [answered, unanswered] = await Promise.all([
+      runCli(["call", "test_tool_with_task", "--input", 'user_name={"name":"Grace"}'], conformance),
+      runCli(["call", "test_tool_with_task"], conformance),
+    ]);
+    expect(answered).toMatchObject({ code: 0, stdout: expect.stringContaining("Hello, Grace!") });
+    expect(unanswered).toMatchObject({ code: 4, stderr: expect.stringContaining("test_tool_with_task needs input before it starts") });
+    expect(unanswered.stderr).toContain("answer with --input user_name=JSON");
+  });
+
   it("speaks the legacy era too (--era legacy)", async () => {
     const run = await runCli(["call", "approve_expense", "--era", "legacy", "--args", approval("C-L"), "--input", 'decision={"decision":"approve"}', "--json"], acme);
     expect(run.code).toBe(0);
