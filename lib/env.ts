@@ -40,6 +40,9 @@ const ZEnv = z.object({
    */
   RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
   RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+}).refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
+  path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],
+  message: "only allowed when HOST is a loopback address (127.0.0.1, ::1 or localhost)",
 });
 
 export type Env = z.infer<typeof ZEnv>;
