@@ -49,7 +49,7 @@ export type Env = z.infer<typeof ZEnv>;
 
 let cached: Env | undefined;
 
-export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function readEnv(source: Record<string, string | undefined> = process.env): Env {
   if (source === process.env && cached) return cached;
   const parsed = ZEnv.safeParse(source);
   if (!parsed.success) {
