@@ -122,7 +122,7 @@ test("a member operator sees only its tenant, and loses access once disabled", a
   await form.getByLabel("Email").fill(email);
   await form.getByLabel("Initial password").fill(password);
   await form.getByRole("button", { name: "Create operator" }).click();
-  await expect(page.getByText(email)).toBeVisible();
+  await expect(page.getByText(email, { exact: true })).toBeVisible();
   await page.goto(`/tenants/${tenant}`);
   const add = page.getByRole("form", { name: "Add member" });
   await add.getByLabel("Operator email").fill(email);
@@ -135,11 +135,12 @@ test("a member operator sees only its tenant, and loses access once disabled", a
   await expect(member.getByRole("heading", { name: tenant, level: 1 })).toBeVisible();
   // Another tenant's page is the same 404 as a tenant that does not exist.
   const foreign = await member.goto("/tenants/tenant-acme");
-  const foreignText = await member.locator("body").textContent();
+  const foreignText = await member.locator("main").textContent();
   const absent = await member.goto("/tenants/no-such-tenant-here");
   expect(foreign?.status()).toBe(404);
   expect(absent?.status()).toBe(404);
-  expect(foreignText).toBe(await member.locator("body").textContent());
+  expect(foreignText).toContain("This page could not be found.");
+  expect(foreignText).toBe(await member.locator("main").textContent());
   const api = await member.request.get("/api/ui/tasks?tenant=00000000-0000-4000-8000-000000000000");
   expect((await api.json()).items).toEqual([]);
 

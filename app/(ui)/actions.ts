@@ -82,5 +82,6 @@ export async function cancelTask(input: { taskId: string }) {
 }
 
 export async function answerInput(input: { taskId: string; key: string; action: "accept" | "decline"; values: Record<string, unknown> }) {
-  return run<AnswerOutcome>((ctx) => answerInputAction(ctx, input), ["/inbox"]);
+  // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
+  return run<AnswerOutcome>((ctx) => answerInputAction(ctx, input));
 }

@@ -1,6 +1,5 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { type FormEvent, useId, useState, useTransition } from "react";
 import { type FormField, initialValues, type RawValue, validateForm } from "@/lib/ui/schema-form";
 import { answerInput } from "../actions";
@@ -9,7 +8,6 @@ import { FieldControl } from "./field-control";
 
 /** A form rendered from the request's schema; validated here for feedback and again on the server. */
 export function InputForm({ taskId, inputKey, message, fields }: { taskId: string; inputKey: string; message: string; fields: FormField[] }) {
-  const router = useRouter();
   const formId = useId();
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -40,13 +38,20 @@ export function InputForm({ taskId, inputKey, message, fields }: { taskId: strin
         return setStatus({ tone: "error", text: "The server did not accept these values." });
       }
       setStatus({ tone: "ok", text: action === "accept" ? "Answer sent; the task resumes." : "Declined; the task resumes." });
-      router.refresh();
     });
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     submit("accept");
   };
+
+  if (status?.tone === "ok") {
+    return (
+      <p role="status" className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
+        {status.text}
+      </p>
+    );
+  }
 
   return (
     <form onSubmit={onSubmit} noValidate aria-describedby={`${formId}-message`} className="flex flex-col gap-3">
