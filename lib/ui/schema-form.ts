@@ -38,7 +38,10 @@ function optionsOf(schema: JsonObject): FormOption[] | undefined {
 export function fieldsFromSchema(requestedSchema: unknown): FormField[] {
   if (!isObject(requestedSchema) || !isObject(requestedSchema.properties)) return [];
   const required = new Set(Array.isArray(requestedSchema.required) ? requestedSchema.required.map(String) : []);
-  return Object.entries(requestedSchema.properties).map(([key, raw]): FormField => {
+  // Stored as jsonb, a schema's properties come back in jsonb's key order (shortest first), not the
+  // author's; putting required fields first keeps the question that matters at the top.
+  const entries = Object.entries(requestedSchema.properties).sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
+  return entries.map(([key, raw]): FormField => {
     const schema = isObject(raw) ? raw : {};
     const common: Common = { key, label: str(schema.title) ?? key, required: required.has(key), ...(str(schema.description) ? { description: str(schema.description) } : {}) };
     if (schema.type === "array") {

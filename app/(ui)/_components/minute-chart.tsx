@@ -47,7 +47,7 @@ export function MinuteChart({ title, minutes, series, routes }: { title: string;
           );
         })}
         {[0, 15, 30, 45, 59].map((i) => (
-          <text key={i} x={PAD.left + i * barW + barW / 2} y={H - 4} textAnchor="middle" fontSize="10" fill="#64748b" suppressHydrationWarning>
+          <text key={i} x={i === 59 ? W : PAD.left + i * barW + barW / 2} y={H - 4} textAnchor={i === 59 ? "end" : "middle"} fontSize="10" fill="#64748b" suppressHydrationWarning>
             {label(minutes[i])}
           </text>
         ))}

@@ -67,7 +67,9 @@ export function TaskList({ options }: { options: FilterOptions }) {
         {error ? <span className="text-red-700">Could not refresh: {error.message}</span> : null}
         {!error && dataUpdatedAt ? `Live · refreshes every ${REFRESH_MS / 1000} s${isFetching ? " · updating…" : ""}` : null}
       </p>
-      {data && data.items.length === 0 ? (
+      {!data && !error ? (
+        <p className="text-sm text-slate-500">Loading tasks…</p>
+      ) : data && data.items.length === 0 ? (
         <Empty>No tasks match these filters.</Empty>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
