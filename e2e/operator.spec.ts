@@ -92,7 +92,7 @@ test("cancel a running durable_report from its detail page", async () => {
 test("a task routed to a version no worker serves says so", async () => {
   const routes = new RoutesPage(page);
   await routes.goto();
-  await routes.saveRoute({ tenant, tool: "durable_report", workflow: "generate-report", version: 2 });
+  await routes.reviseVersion(tenant, "durable_report", 2);
   await expect(routes.card(tenant, "durable_report")).toContainText("no online worker serves generate-report@2");
   const created = await mcp().result("tools/call", { name: "durable_report", arguments: { report_id: "v2" } });
   const detail = new TaskDetailPage(page);

@@ -17,6 +17,16 @@ export class RoutesPage {
     await expect(this.card(route.tenant, route.tool)).toContainText(`→ ${route.workflow}@${route.version}`);
   }
 
+  /** Revises a route from its card: the form comes prefilled, only the version changes. */
+  async reviseVersion(tenant: string, tool: string, version: number) {
+    await this.card(tenant, tool).getByRole("link", { name: `Revise ${tenant}/${tool}` }).click();
+    const form = this.page.getByRole("form", { name: "Save route" });
+    await expect(form.getByLabel("Tool name")).toHaveValue(tool);
+    await form.getByLabel("Version").fill(String(version));
+    await form.getByRole("button", { name: "Save revision" }).click();
+    await expect(this.card(tenant, tool)).toContainText(`@${version}`);
+  }
+
   card(tenant: string, tool: string) {
     return this.page.locator(`[data-route="${tenant}/${tool}"]`);
   }

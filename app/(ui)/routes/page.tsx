@@ -7,9 +7,12 @@ import { RouteList } from "./route-list";
 
 export const dynamic = "force-dynamic";
 
-export default async function RoutesPage() {
+export default async function RoutesPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const { operator, ctx } = await pageOperator();
   const view = await presentRoutes(ctx.sql, operator);
+  // "Revise" links prefill the form from the route's current revision (only routes the operator sees).
+  const { revise } = await searchParams;
+  const current = view.routes.find((route) => `${route.tenantId}/${route.tool}` === revise);
   return (
     <>
       <AutoRefresh seconds={15} />
@@ -18,8 +21,8 @@ export default async function RoutesPage() {
         <div className="xl:col-span-2">
           <RouteList routes={view.routes} />
         </div>
-        <Card title="Add or revise a route">
-          <RouteForm tenants={view.tenants} knownWorkflows={view.knownWorkflows} />
+        <Card title={current ? `Revise ${current.tenantSlug}/${current.tool}` : "Add or revise a route"}>
+          <RouteForm key={revise ?? "new"} tenants={view.tenants} knownWorkflows={view.knownWorkflows} current={current} />
         </Card>
       </div>
     </>

@@ -1,10 +1,11 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { disableRoute } from "../actions";
-import { dangerButtonClass, Empty } from "../_components/ui";
+import { dangerButtonClass, Empty, secondaryButtonClass } from "../_components/ui";
 
 export function RouteList({ routes }: { routes: RouteItem[] }) {
   const router = useRouter();
@@ -52,6 +53,14 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
                 <summary className="cursor-pointer text-indigo-700">Input schema</summary>
                 <pre className="mt-2 max-h-64 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(route.inputSchema, null, 2)}</pre>
               </details>
+              <Link
+                href={`/routes?revise=${encodeURIComponent(`${route.tenantId}/${route.tool}`)}`}
+                className={secondaryButtonClass}
+                aria-label={`Revise ${route.tenantSlug}/${route.tool}`}
+                scroll={false}
+              >
+                Revise
+              </Link>
               {!route.disabled && (
                 <button
                   type="button"
