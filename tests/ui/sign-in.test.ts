@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setOperatorDisabled } from "../../db/queries/operators";
 import { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "../../lib/auth/authenticate-operator";
 import { hashPassword, verifyPassword } from "../../lib/auth/passwords";
+import { seedDemo } from "../../lib/tasks/demo-seed";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator } from "./helpers";
 
@@ -55,6 +56,19 @@ describe("operator sign-in", () => {
     }
     expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.7" })).toMatchObject({ reason: "throttled" });
     expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.8" })).toEqual({ ok: false, reason: "invalid" });
+  });
+
+  it("seeds a first-run admin once, whose printed password signs in", async () => {
+    const empty = await freshDatabase(); // the shared one already has operators
+    try {
+      const first = await seedDemo(empty.sql);
+      expect(first.operator?.email).toBe("admin@runifold.local");
+      const outcome = await authenticateOperator(empty.sql, { email: "admin@runifold.local", password: first.operator?.password ?? "", clientAddress: null });
+      expect(outcome.ok).toBe(true);
+      expect((await seedDemo(empty.sql)).operator).toBeUndefined();
+    } finally {
+      await empty.drop();
+    }
   });
 
   it("reads the client address from the last forwarded hop", () => {
