@@ -6,6 +6,7 @@ import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../inp
 import { print, printJson } from "../output";
 import { printTask, progressPrinter, reportOutcome, statusLine } from "../render";
 import { DEADLINE_OPTION } from "./call";
+import { diagnoseIfPossible } from "./diagnosis";
 import { registerCommand } from "./registry";
 
 registerCommand({
@@ -16,13 +17,20 @@ registerCommand({
     {
       name: "get",
       args: "<id>",
-      summary: "Show a task (exit code: its outcome when terminal, 0 while active)",
+      summary: "Show a task and, where the store is reachable, why it is where it is (exit code: its outcome when terminal, 0 while active)",
       options: CLIENT_OPTIONS,
       async run(parsed, io) {
         const [id] = positionals(parsed, ["id"]) as [string];
         const task = await (await connectClient(parsed, io)).getTask(id, io.signal);
-        if (parsed.flags.has("json")) printJson(io, task);
-        else printTask(io, task);
+        const diagnosis = await diagnoseIfPossible(parsed, io, id);
+        if (parsed.flags.has("json")) printJson(io, diagnosis ? { ...task, diagnosis } : task);
+        else {
+          printTask(io, task);
+          if (diagnosis) {
+            print(io.stdout, `diagnosis: ${diagnosis.headline}`);
+            for (const note of diagnosis.notes) print(io.stdout, `  - ${note}`);
+          }
+        }
         return exitCodeOfTask(task);
       },
     },

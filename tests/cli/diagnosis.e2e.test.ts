@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertRouteRevision } from "../../db/queries/routes";
+import { findTenantBySlug } from "../../db/queries/tenants";
+import { toolInputSchema } from "../../lib/tasks/route-from-workflow";
+import { generateReport } from "../../workers/workflows/generate-report";
+import { type ClientFixture, startClientFixture } from "../client/client-fixture";
+import { modernClient } from "../helpers/modern-client";
+import { lastJson, runCli } from "./run-cli";
+
+let fx: ClientFixture;
+
+beforeAll(async () => {
+  fx = await startClientFixture();
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+describe("runifold tasks get: the operator's diagnosis", { timeout: 120_000 }, () => {
+  it("says no online worker serves a version nobody runs, plain and --json", async () => {
+    const acme = await findTenantBySlug(fx.db.sql, "tenant-acme");
+    await insertRouteRevision(fx.db.sql, {
+      tenantId: acme?.id as string,
+      toolName: "report_v2",
+      workflowName: "generate-report",
+      workflowVersion: 2,
+      inputSchema: toolInputSchema(generateReport),
+      taskSupport: "optional",
+    });
+    const created = await modernClient(fx.server.url, { token: fx.acmeKey }).result("tools/call", { name: "report_v2", arguments: { report_id: "nobody" } });
+    const env = { DATABASE_URL: fx.db.url, RUNIFOLD_URL: fx.server.url, RUNIFOLD_KEY: fx.acmeKey };
+    const [plain, json] = await Promise.all([runCli(["tasks", "get", created.taskId], env), runCli(["tasks", "get", created.taskId, "--json"], env)]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/diagnosis: queued .*no online worker serves generate-report@2/);
+    expect(lastJson(json)).toMatchObject({ status: "working", diagnosis: { code: "queued_no_worker" } });
+  });
+});
