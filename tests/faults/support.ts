@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { createRegistry, defineWorkflow } from "../../lib/engine/workflow";
+import { stepLog } from "./step-log";
+
+/** RUNIFOLD_FAULTS=quick (the default, inside `npm test`) or full (`npm run test:faults`). */
+export const FULL = process.env.RUNIFOLD_FAULTS === "full";
+export const size = <T>(quick: T, full: T): T => (FULL ? full : quick);
+
+/** One summary line per fault test, so a CI log shows the counts at a glance. */
+export function printCounts(name: string, counts: Record<string, number | string>) {
+  const line = Object.entries(counts)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  process.stdout.write(`[faults] ${name} (${FULL ? "full" : "quick"}): ${line}\n`);
+}
+
+/** Three short steps, each logged to step_log when its body runs (not when it is replayed). */
+export const faultSteps = defineWorkflow({
+  name: "fault-steps",
+  version: 1,
+  input: z.object({ ms: z.number().int().min(0).max(5_000) }),
+  async run(ctx, input) {
+    let total = 0;
+    for (const key of ["a", "b", "c"]) {
+      total += await ctx.step(key, async () => {
+        await stepLog(ctx.runId, key);
+        await new Promise((r) => setTimeout(r, input.ms));
+        return 1;
+      });
+    }
+    return { content: [{ type: "text", text: `steps ${total}` }] };
+  },
+});
+
+export const faultRegistry = createRegistry([faultSteps]);
+
+/** Error text that must never reach a client: stack frames, SQL, driver and file-system detail. */
+export const INTERNAL_DETAIL = /\bat \S+\.(ts|js|mjs):\d+|node_modules|postgres(ql)?:\/\/|SELECT |INSERT |UPDATE |\bstack\b|ECONNREFUSED|\/work\/|syntax error at/i;

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+// `npm run test:faults`: the fault suite at full size (RUNIFOLD_FAULTS=full). The quick size of the
+// same files runs inside `npm test` through vitest.config.ts (its tests/**/*.test.ts include).
+export default defineConfig({
+  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  test: {
+    include: ["tests/faults/**/*.test.ts"],
+    environment: "node",
+    env: { RUNIFOLD_FAULTS: process.env.RUNIFOLD_FAULTS ?? "full" },
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    maxWorkers: 1,
+    reporters: ["default"],
+  },
+});
