@@ -1,4 +1,4 @@
-import { createReplayContext } from "./context";
+import { createReplayContext, isTransientStoreError } from "./context";
 import { LeaseLost, RunSuspended, StoreUnavailable, WorkflowFailure, coerceError } from "./errors";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
@@ -45,8 +45,14 @@ export async function executeRun(
         error: { code: -32603, message: `Workflow ${run.workflow_key} gave up after ${run.attempt - 1} attempts` },
       });
     }
+    // A connection-level error while loading the replay state ends the attempt like any other store
+    // outage (the lease decides); only the workflow's own errors may fail the run.
     const state: RunState =
-      run.checkpoints > 0 ? await loadRunState(deps.sql, run.id) : { steps: new Map(), answers: new Map() };
+      run.checkpoints > 0
+        ? await loadRunState(deps.sql, run.id).catch((error) => {
+            throw isTransientStoreError(error) ? new StoreUnavailable(coerceError(error).message) : error;
+          })
+        : { steps: new Map(), answers: new Map() };
     const parsed = definition.input.safeParse(run.input);
     if (!parsed.success) {
       return await finish(deps, lease, {
