@@ -32,13 +32,14 @@ export async function startMcpTestServer(
       if (req.method !== "POST") {
         response = new Response(null, { status: 405 });
       } else {
+        // As lib/mcp/with-mcp-auth.ts: a store that cannot authenticate answers 503, not 500.
         const gate = await authenticate(request, {
           sql,
           logger: options.logger ?? silentLogger,
           allowedOrigins: options.allowedOrigins ?? [],
           insecureLoopbackTenant: options.insecureLoopbackTenant,
           host: "127.0.0.1",
-        });
+        }).catch(() => new Response(JSON.stringify({ error: "unavailable", message: "Service temporarily unavailable" }), { status: 503, headers: { "content-type": "application/json" } }));
         response =
           gate instanceof Response
             ? gate

@@ -1,0 +1,75 @@
+/** A minimal 2026-07-28 client for the fault tests: every request is self-contained; never throws on HTTP errors. */
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+};
+
+export type Answer = { status: number; body: string; json?: { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+
+export function request(method: string, params: Record<string, unknown>, token: string, headers: Record<string, string> = {}): RequestInit {
+  const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(typeof name === "string" ? { "mcp-name": name } : {}),
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+    signal: AbortSignal.timeout(10_000),
+  };
+}
+
+/** One call; a connection failure answers status 0 (the client retries it, as a real one would). */
+export async function call(url: string, method: string, params: Record<string, unknown>, token: string): Promise<Answer> {
+  try {
+    const response = await fetch(url, request(method, params, token));
+    const body = await response.text();
+    let json: Answer["json"];
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, body, json };
+  } catch {
+    return { status: 0, body: "" };
+  }
+}
+
+/**
+ * subscriptions/listen for `taskIds`: calls `onTask` for every notifications/tasks; resolves when the
+ * stream ends (all terminal) or breaks (status 0 / error), so the caller can re-listen by task ID.
+ */
+export async function listen(url: string, taskIds: string[], token: string, onTask: (task: { taskId: string; status: string }) => void): Promise<"ended" | "broken"> {
+  try {
+    const response = await fetch(url, { ...request("subscriptions/listen", { notifications: { taskIds } }, token), signal: AbortSignal.timeout(60_000) });
+    if (response.status !== 200 || !response.body) return "broken";
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const part = await reader.read();
+      if (part.done) return "ended";
+      buffer += decoder.decode(part.value, { stream: true });
+      let cut = buffer.indexOf("\n\n");
+      while (cut >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        cut = buffer.indexOf("\n\n");
+        const data = event.split("\n").find((line) => line.startsWith("data: "));
+        if (!data) continue;
+        const message = JSON.parse(data.slice(6)) as { method?: string; params?: { taskId: string; status: string } };
+        if (message.method === "notifications/tasks" && message.params) onTask(message.params);
+      }
+    }
+  } catch {
+    return "broken";
+  }
+}
+
+export const TERMINAL = new Set(["completed", "failed", "cancelled"]);
