@@ -12,7 +12,7 @@ import { round, sleep, summary } from "./lib/stats";
 const wallNow = () => performance.timeOrigin + performance.now();
 
 export async function benchLatency(ctx: BenchContext) {
-  const samples = ctx.quick ? 200 : 500;
+  const samples = ctx.quick ? 150 : 500;
   const url = await recreateDatabase(ctx.adminUrl, "bench_latency");
   const sql = postgres(url, { max: 4, onnotice: () => {} });
   const env = { DATABASE_URL: url, RUNIFOLD_WORKER_CONCURRENCY: String(ctx.concurrency), RUNIFOLD_POLL_MS: "1000", RUNIFOLD_LEASE_MS: "30000" };

@@ -60,7 +60,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
       BENCH_TOKEN: token,
       DATABASE_URL: url,
       BENCH_CREATES: String(ctx.quick ? 100 : 300),
-      BENCH_GET_SECONDS: String(ctx.quick ? 5 : 15),
+      BENCH_GET_SECONDS: String(ctx.quick ? 4 : 15),
       BENCH_GET_CONCURRENCY: "16",
       BENCH_LISTENS: String(ctx.quick ? 30 : 100),
     });

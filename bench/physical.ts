@@ -28,7 +28,7 @@ async function commitLoop(url: string, connections: number, seconds: number, kin
 }
 
 export async function benchPhysical(ctx: BenchContext, throughput?: { runifold2PerSecond: number; transitionsPerRun: number; connections2: number }) {
-  const seconds = ctx.quick ? 3 : 8;
+  const seconds = ctx.quick ? 2 : 8;
   const url = await recreateDatabase(ctx.adminUrl, "bench_physical");
   const setup = postgres(url, { max: 1, onnotice: () => {} });
   await setup`CREATE TABLE bench_commit (id int PRIMARY KEY, n bigint NOT NULL DEFAULT 0)`;

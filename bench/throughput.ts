@@ -133,7 +133,7 @@ function median(values: Measured[]): Measured {
 }
 
 export async function benchThroughput(ctx: BenchContext): Promise<{ runifold2PerSecond: number; transitionsPerRun: number; connections2: number }> {
-  const count = ctx.quick ? 1_000 : 5_000;
+  const count = ctx.quick ? 600 : 5_000;
   const rounds = ctx.quick ? 1 : 3;
   const { report } = ctx;
   const systems = (process.env.BENCH_SYSTEMS ?? "runifold,graphile,dbos").split(",");

@@ -32,12 +32,19 @@ describe("kill -9 of random workers while runs execute", () => {
     const workers = [spawnWorker(), spawnWorker(), spawnWorker()];
     const kills: { pid: number; at: number }[] = [];
     try {
+      // Runs arrive spread over the kill window (workers are never saturated), so the time from a kill
+      // to the next lease of the victim's runs measures recovery, not queueing behind a backlog.
       const ids: string[] = [];
-      for (let i = 0; i < runs; i++) {
-        const run = await createRun(sql, { tenantId: TENANT, workflowName: "fault-steps", workflowVersion: 1, input: { ms: size(300, 900) }, definition: faultSteps });
-        ids.push(run.id);
-      }
-      const killUntil = Date.now() + killWindowMs;
+      const started = Date.now();
+      const producer = (async () => {
+        for (let i = 0; i < runs; i++) {
+          const due = started + (i * killWindowMs) / runs;
+          if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+          const run = await createRun(sql, { tenantId: TENANT, workflowName: "fault-steps", workflowVersion: 1, input: { ms: size(100, 300) }, definition: faultSteps });
+          ids.push(run.id);
+        }
+      })();
+      const killUntil = started + killWindowMs;
       while (Date.now() < killUntil) {
         await new Promise((r) => setTimeout(r, 300 + Math.random() * 500));
         const index = Math.floor(Math.random() * workers.length);
@@ -46,8 +53,13 @@ describe("kill -9 of random workers while runs execute", () => {
         victim.kill("SIGKILL");
         kills.push({ pid: victim.pid, at: Date.now() });
         await waitForExit(victim);
-        workers[index] = spawnWorker();
+        const replacement = spawnWorker();
+        workers[index] = replacement;
+        // The next kill waits for the replacement to serve: two live workers are always there to
+        // take over, so recovery measures the lease, not a crowd of workers all starting up.
+        await until(async () => (await sql`SELECT 1 FROM worker_registrations WHERE pid = ${String(replacement.pid)}`).length > 0, 30_000, 50);
       }
+      await producer;
       const terminal = async () => Number((await sql`SELECT count(*) AS n FROM runs WHERE status IN ('completed', 'failed', 'cancelled')`)[0]?.n);
       await until(async () => (await terminal()) === runs, 120_000, 200);
 
@@ -68,12 +80,15 @@ describe("kill -9 of random workers while runs execute", () => {
                  SELECT min(n.at) FROM run_events n WHERE n.run_id = e.run_id AND n.type = 'leased' AND n.id > e.id)) * 1000)::float8 AS next_at
         FROM run_events e WHERE e.type = 'leased' AND e.run_id IN ${sql(ids)}`;
       let maxRecoveryMs = 0;
+      const recoveries: number[] = [];
       for (const h of handoffs) {
         const kill = kills.find((k) => String(h.worker).includes(`-${k.pid}-`));
-        if (kill && h.next_at) maxRecoveryMs = Math.max(maxRecoveryMs, Number(h.next_at) - kill.at);
+        if (kill && h.next_at) recoveries.push(Number(h.next_at) - kill.at);
       }
+      maxRecoveryMs = Math.max(0, ...recoveries);
+      if (process.env.FAULTS_DEBUG) process.stdout.write(`recoveries ${recoveries.sort((a, b) => b - a).slice(0, 20).map(Math.round).join(" ")} kills ${JSON.stringify(kills.map((k) => k.at - kills[0]!.at))}\n${workers.map((w) => w.output()).join("")}\n`);
       printCounts("kill -9 workers", { runs, kills: kills.length, lost, duplicated, reexecuted, notCompleted, stepExecutions: executions, maxRecoveryMs: Math.round(maxRecoveryMs), "5xx": 0 });
-      expect(kills.length).toBeGreaterThan(3);
+      expect(kills.length).toBeGreaterThanOrEqual(3);
       expect(lost).toBe(0);
       expect(duplicated).toBe(0);
       expect(reexecuted).toBe(0);
