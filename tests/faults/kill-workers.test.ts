@@ -86,7 +86,7 @@ describe("kill -9 of random workers while runs execute", () => {
         if (kill && h.next_at) recoveries.push(Number(h.next_at) - kill.at);
       }
       maxRecoveryMs = Math.max(0, ...recoveries);
-      if (process.env.FAULTS_DEBUG) process.stdout.write(`recoveries ${recoveries.sort((a, b) => b - a).slice(0, 20).map(Math.round).join(" ")} kills ${JSON.stringify(kills.map((k) => k.at - kills[0]!.at))}\n${workers.map((w) => w.output()).join("")}\n`);
+      if (process.env.FAULTS_DEBUG) process.stdout.write(`recoveries ${recoveries.sort((a, b) => b - a).slice(0, 20).map(Math.round).join(" ")} kills ${JSON.stringify(kills.map((k) => k.at - (kills[0]?.at ?? 0)))}\n${workers.map((w) => w.output()).join("")}\n`);
       printCounts("kill -9 workers", { runs, kills: kills.length, lost, duplicated, reexecuted, notCompleted, stepExecutions: executions, maxRecoveryMs: Math.round(maxRecoveryMs), "5xx": 0 });
       expect(kills.length).toBeGreaterThanOrEqual(3);
       expect(lost).toBe(0);
