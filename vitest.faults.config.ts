@@ -1,10 +1,11 @@
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import base from "./vitest.config";
 
 // `npm run test:faults`: the fault suite at full size (RUNIFOLD_FAULTS=full). The quick size of the
 // same files runs inside `npm test` through vitest.config.ts (its tests/**/*.test.ts include).
+// Aliases come from the default config so both stay in step.
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  resolve: base.resolve,
   test: {
     include: ["tests/faults/**/*.test.ts"],
     environment: "node",
