@@ -11,6 +11,11 @@ export class TaskDetailPage {
     return this.page.getByTestId("diagnosis");
   }
 
+  /** "Purged at … with final status …" on a purged task's page. */
+  get purgedNotice() {
+    return this.page.getByTestId("purged-notice");
+  }
+
   get status() {
     return this.page.getByTestId("task-status");
   }

@@ -53,6 +53,48 @@ export async function listRetentionRuns(sql: SqlHandle, params: { limit?: number
   }));
 }
 
+export type ScopedRetentionRunView = Omit<RetentionRunView, "purged"> & {
+  /** Runs of the given tenants this pass purged; `null` for a dry run (its count covers every tenant). */
+  purged: number | null;
+};
+
+/**
+ * The last `limit` cleaner runs as seen from some tenants: the pass itself (status, batches,
+ * duration, holder) is shared, but its purged count is recounted from the tombstones it wrote for
+ * those tenants (`purge_epoch` is the pass's own epoch, unique to every real pass; the time window
+ * only lets the (tenant_id, purged_at) index bound the count). `tenantIds: null` = every tenant,
+ * the recorded total.
+ */
+export async function listRetentionRunsForTenants(
+  sql: SqlHandle,
+  params: { tenantIds: string[] | null; limit?: number },
+): Promise<ScopedRetentionRunView[]> {
+  const rows = await sql.unsafe(
+    `SELECT rr.id, rr.epoch::float8 AS epoch, rr.holder, rr.dry_run, rr.status, rr.batches, rr.started_at, rr.finished_at, rr.duration_ms,
+            CASE WHEN $2::uuid[] IS NULL THEN rr.purged
+                 WHEN rr.dry_run THEN NULL
+                 ELSE (SELECT count(*)::int FROM tombstones tb
+                       WHERE tb.tenant_id = ANY($2::uuid[]) AND tb.purge_epoch = rr.epoch
+                         AND tb.purged_at >= rr.started_at - interval '1 second'
+                         AND tb.purged_at <= coalesce(rr.finished_at, 'infinity'::timestamptz) + interval '1 second')
+            END AS purged
+     FROM retention_runs rr ORDER BY rr.started_at DESC, rr.id DESC LIMIT $1`,
+    [clampLimit(params.limit, 20), params.tenantIds],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    epoch: r.epoch,
+    holder: r.holder,
+    dryRun: r.dry_run,
+    status: r.status,
+    purged: r.purged,
+    batches: r.batches,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    durationMs: r.duration_ms,
+  }));
+}
+
 /** Who holds the fencing epoch now (the last cleaner to start a real pass). */
 export async function readRetentionFence(sql: SqlHandle): Promise<{ epoch: number; holder: string | null; acquiredAt: Date | null }> {
   const rows = await sql.unsafe("SELECT epoch::float8 AS epoch, holder, acquired_at FROM retention_fence WHERE id = 1");
@@ -118,12 +160,81 @@ export async function listTombstones(sql: SqlHandle, params: { tenantId: string;
   const rows = await sql.unsafe(
     `SELECT ${TOMBSTONE_COLUMNS} FROM tombstones
      WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR (purged_at, run_id) < ($2::timestamptz, $3::uuid))
-     ORDER BY purged_at DESC, run_id DESC LIMIT $4`,
+     ORDER BY purged_at DESC NULLS LAST, run_id DESC LIMIT $4`,
     [params.tenantId, after?.purgedAt ?? null, after?.runId ?? null, limit + 1],
   );
   const items = rows.slice(0, limit).map(toTombstone);
   const last = items.at(-1);
   return rows.length > limit && last ? { items, nextCursor: encodeTombstoneCursor(last) } : { items };
+}
+
+/** A tombstone with what the UI shows next to it: the tenant's slug and the route revision's tool. */
+export type TombstoneDetail = TombstoneView & { tenantSlug: string; toolName: string | null; routeRevision: number | null; retentionMs: number };
+
+const DETAIL_COLUMNS = "t.slug AS tenant_slug, t.retention_ms::float8 AS retention_ms, rt.tool_name, rt.revision AS route_revision";
+
+// biome-ignore lint/suspicious/noExplicitAny: a row of TOMBSTONE_COLUMNS + DETAIL_COLUMNS
+function toTombstoneDetail(r: any): TombstoneDetail {
+  return { ...toTombstone(r), tenantSlug: r.tenant_slug, toolName: r.tool_name, routeRevision: r.route_revision, retentionMs: r.retention_ms };
+}
+
+/**
+ * A purged task's page when the operator's tenants are all it knows (`tenantIds: null` = every
+ * tenant): the scope is in the WHERE clause, so another tenant's tombstone is not found exactly
+ * like an ID that never existed.
+ */
+export async function findTombstoneInTenants(sql: SqlHandle, params: { tenantIds: string[] | null; runId: string }): Promise<TombstoneDetail | undefined> {
+  if (!isTaskId(params.runId)) return undefined;
+  const rows = await sql.unsafe(
+    `SELECT ${prefixed("tb")}, ${DETAIL_COLUMNS}
+     FROM tombstones tb JOIN tenants t ON t.id = tb.tenant_id LEFT JOIN routes rt ON rt.id = tb.route_id
+     WHERE tb.run_id = $1 AND ($2::uuid[] IS NULL OR tb.tenant_id = ANY($2::uuid[]))`,
+    [params.runId, params.tenantIds],
+  );
+  return rows[0] ? toTombstoneDetail(rows[0]) : undefined;
+}
+
+export type TombstoneDetailPage = { items: TombstoneDetail[]; nextCursor?: string };
+
+/**
+ * The tombstones of several tenants (`tenantIds: null` = every tenant) as one list, newest purge
+ * first, keyset-paginated on (purged_at, run_id) with the same cursors as listTombstones. Each
+ * tenant's page is read through its own (tenant_id, purged_at) index range (LATERAL, at most
+ * `limit + 1` rows per tenant) and the pages are merged, so no page sorts a whole table.
+ * `NULLS LAST` (purged_at is never null) matches the index's order; without it Postgres sorts
+ * every tombstone of the tenant for each page.
+ */
+export async function listTombstonesInTenants(
+  sql: SqlHandle,
+  params: { tenantIds: string[] | null; limit?: number; cursor?: string },
+): Promise<TombstoneDetailPage> {
+  const limit = clampLimit(params.limit, 50);
+  const after = params.cursor === undefined ? undefined : decodeTombstoneCursor(params.cursor);
+  if (params.cursor !== undefined && !after) throw new Error("Invalid tombstone cursor");
+  const rows = await sql.unsafe(
+    `SELECT x.*, ${DETAIL_COLUMNS}
+     FROM tenants t
+     CROSS JOIN LATERAL (
+       SELECT ${prefixed("tb")} FROM tombstones tb
+       WHERE tb.tenant_id = t.id
+         AND ($2::timestamptz IS NULL OR (tb.purged_at <= $2::timestamptz AND (tb.purged_at, tb.run_id) < ($2::timestamptz, $3::uuid)))
+       ORDER BY tb.purged_at DESC NULLS LAST, tb.run_id DESC LIMIT $4
+     ) x
+     LEFT JOIN routes rt ON rt.id = x.route_id
+     WHERE $1::uuid[] IS NULL OR t.id = ANY($1::uuid[])
+     ORDER BY x.purged_at DESC NULLS LAST, x.run_id DESC LIMIT $4`,
+    [params.tenantIds, after?.purgedAt ?? null, after?.runId ?? null, limit + 1],
+  );
+  const items = rows.slice(0, limit).map(toTombstoneDetail);
+  const last = items.at(-1);
+  return rows.length > limit && last ? { items, nextCursor: encodeTombstoneCursor(last) } : { items };
+}
+
+/** TOMBSTONE_COLUMNS qualified by a table alias (the detail queries join tenants and routes). */
+function prefixed(alias: string): string {
+  return TOMBSTONE_COLUMNS.split(", ")
+    .map((column) => `${alias}.${column}`)
+    .join(", ");
 }
 
 function encodeTombstoneCursor(last: TombstoneView): string {

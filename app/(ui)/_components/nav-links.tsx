@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/tenants", label: "Tenants" },
   { href: "/routes", label: "Routes" },
   { href: "/workers", label: "Workers" },
+  { href: "/retention", label: "Retention" },
 ];
 
 export function NavLinks() {

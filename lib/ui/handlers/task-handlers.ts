@@ -3,7 +3,7 @@ import type { OperatorContext } from "../../auth/operator-context";
 import { requireOperator } from "../../auth/require-operator";
 import { createLogger } from "../../engine/logger";
 import { AppError, coerceError, isAppError } from "../../errors";
-import { presentTaskDetail, presentTaskEvents } from "../presenters/task-detail";
+import { presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
 import { presentTaskPage } from "../presenters/task-list";
 
 const log = createLogger("ui");
@@ -28,6 +28,8 @@ export function handleTaskList(ctx: OperatorContext, request: Request): Promise<
 }
 
 // GET /api/ui/tasks/:id – the task detail (polled), or ?before=<eventId> for an older history page.
+// A purged task answers its tombstone (`purged: true`) instead of the run (`purged: false`); a
+// purged task has no history left, so its ?before= is the 404 of a missing ID.
 export function handleTaskDetail(ctx: OperatorContext, request: Request, taskId: string): Promise<Response> {
   return respond(async () => {
     const operator = await requireOperator(ctx);
@@ -38,8 +40,8 @@ export function handleTaskDetail(ctx: OperatorContext, request: Request, taskId:
       if (!detail) throw new AppError("not_found");
       return presentTaskEvents(ctx.sql, operator, taskId, Number(before));
     }
-    const detail = await presentTaskDetail(ctx.sql, operator, taskId);
-    if (!detail) throw new AppError("not_found");
-    return detail;
+    const view = await presentTaskView(ctx.sql, operator, taskId);
+    if (!view) throw new AppError("not_found");
+    return view;
   });
 }

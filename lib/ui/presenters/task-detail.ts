@@ -4,12 +4,16 @@ import type { Operator } from "../../auth/require-operator";
 import type { SqlHandle, WaitDetail } from "../../engine/ops/types";
 import type { RunStatus } from "../../engine/states";
 import type { InputRequest } from "../../engine/workflow";
+import { findTombstoneInTenants } from "../../tasks/retention-views";
+import { formatMs } from "./retention";
 
 export const EVENT_PAGE_SIZE = 20;
 
 export type TaskEventItem = { id: number; type: string; at: string; summary: string };
 
 export type TaskDetail = {
+  /** Always false here; a purged task is a PurgedTask (the detail API answers either, told apart by this field). */
+  purged: false;
   id: string;
   tenantId: string;
   tenantSlug: string;
@@ -78,6 +82,7 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
   if (!row) return undefined;
   const events = await listTaskEvents(sql, { taskId, scope: operator.tenantIds, limit: EVENT_PAGE_SIZE + 1 });
   return {
+    purged: false,
     id: row.id,
     tenantId: row.tenant_id,
     tenantSlug: row.tenant_slug,
@@ -105,6 +110,64 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
     events: toEventItems(events.slice(0, EVENT_PAGE_SIZE)),
     olderThan: olderCursor(events, EVENT_PAGE_SIZE),
   };
+}
+
+/** What is left of a task the retention cleaner purged: its tombstone, in the detail page's terms. */
+export type PurgedTask = {
+  purged: true;
+  id: string;
+  tenantId: string;
+  tenantSlug: string;
+  tool: string | null;
+  routeRevision: number | null;
+  workflowKey: string;
+  /** The final status the run had when it was purged. */
+  status: RunStatus;
+  createdAt: string;
+  finishedAt: string | null;
+  purgedAt: string;
+  /** Hex SHA-256 of the final result event's payload, as the cleaner computed it. */
+  resultDigest: string | null;
+  purgeEpoch: number;
+  /** The tenant's retention now (it may have been different when the run was purged). */
+  retention: string;
+};
+
+/** A task page: the live run, or, once purged, its tombstone. */
+export type TaskView = TaskDetail | PurgedTask;
+
+/**
+ * The tombstone of a purged task in the operator's tenants (undefined = not found, identical for
+ * missing IDs and for another tenant's tombstone: the scope is in the query).
+ */
+export async function presentPurgedTask(sql: SqlHandle, operator: Operator, taskId: string): Promise<PurgedTask | undefined> {
+  const t = await findTombstoneInTenants(sql, { tenantIds: operator.tenantIds, runId: taskId });
+  if (!t) return undefined;
+  return {
+    purged: true,
+    id: t.runId,
+    tenantId: t.tenantId,
+    tenantSlug: t.tenantSlug,
+    tool: t.toolName,
+    routeRevision: t.routeRevision,
+    workflowKey: t.workflowKey,
+    status: t.finalStatus,
+    createdAt: iso(t.createdAt) as string,
+    finishedAt: iso(t.finishedAt),
+    purgedAt: iso(t.purgedAt) as string,
+    resultDigest: t.resultDigest,
+    purgeEpoch: t.purgeEpoch,
+    retention: formatMs(t.retentionMs),
+  };
+}
+
+/**
+ * The task page's data: the run if it exists, else its tombstone. The run is read first: the
+ * cleaner deletes a run and writes its tombstone in one transaction, so a purge between the two
+ * reads still finds one of them.
+ */
+export async function presentTaskView(sql: SqlHandle, operator: Operator, taskId: string): Promise<TaskView | undefined> {
+  return (await presentTaskDetail(sql, operator, taskId)) ?? (await presentPurgedTask(sql, operator, taskId));
 }
 
 /** An older page of a task's history (empty for a task the operator cannot see). */

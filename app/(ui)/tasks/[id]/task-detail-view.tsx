@@ -4,13 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { diagnoseTask } from "@/lib/tasks/diagnose-task";
-import type { TaskDetail } from "@/lib/ui/presenters/task-detail";
+import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../../_components/progress-bar";
 import { Card, StatusBadge, Time } from "../../_components/ui";
 import { CancelButton } from "./cancel-button";
 import { DiagnosisPanel } from "./diagnosis-panel";
 import { History } from "./history";
+import { PurgedTaskView } from "./purged-task-view";
 
 const TERMINAL = ["completed", "failed", "cancelled"];
 
@@ -24,14 +25,17 @@ function Json({ value, label }: { value: unknown; label: string }) {
 
 export function TaskDetailView({ initial }: { initial: TaskDetail }) {
   const [cancelError, setCancelError] = useState<string | null>(null);
-  const { data, refetch } = useQuery({
+  const { data, refetch } = useQuery<TaskView>({
     queryKey: ["task", initial.id],
-    queryFn: () => fetchJson<TaskDetail>(`/api/ui/tasks/${initial.id}`),
+    queryFn: () => fetchJson<TaskView>(`/api/ui/tasks/${initial.id}`),
     initialData: initial,
-    // Active tasks refresh every 2 s; finished ones only rarely (nothing changes but the handle).
-    refetchInterval: (query) => (TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000),
+    // Active tasks refresh every 2 s; finished ones only rarely (nothing changes but the handle,
+    // until the retention cleaner purges them); a tombstone never changes.
+    refetchInterval: (query) => (query.state.data?.purged ? false : TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000),
   });
-  const task = data ?? initial;
+  const view = data ?? initial;
+  if (view.purged) return <PurgedTaskView task={view} />;
+  const task = view;
   const diagnosis = diagnoseTask(
     { ...task, pendingInputKeys: task.pendingInputs ? Object.keys(task.pendingInputs) : undefined, terminal: task.terminal as never },
     task.workers,
