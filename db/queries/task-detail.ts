@@ -2,6 +2,7 @@ import type { InputRequest } from "../../lib/engine/workflow";
 import type { RunRow, SqlHandle } from "../../lib/engine/ops/types";
 import { runColumns } from "../../lib/engine/ops/types";
 import { ONLINE_WORKERS_JSON } from "./workers";
+import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 
 export type TaskDetailRow = RunRow & {
   tenant_slug: string;
@@ -22,14 +23,9 @@ export async function findTaskDetail(sql: SqlHandle, params: { taskId: string; s
   if (!isUuid(params.taskId)) return undefined;
   const rows = await sql.unsafe<TaskDetailRow[]>(
     `SELECT ${runColumns("r")}, t.slug AS tenant_slug, rt.tool_name, rt.revision AS route_revision,
-            (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
-            CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
-              (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
-            END AS terminal,
-            CASE WHEN r.status = 'waiting_input' THEN
-              (SELECT jsonb_object_agg(i.key, i.request ORDER BY i.requested_at, i.key) FROM run_inputs i
-               WHERE i.run_id = r.id AND i.response IS NULL)
-            END AS pending_inputs,
+            ${HANDLE_EXPIRED_SQL} AS handle_expired,
+            ${TERMINAL_PAYLOAD_SQL} AS terminal,
+            ${PENDING_INPUTS_SQL} AS pending_inputs,
             ${ONLINE_WORKERS_JSON} AS online_workers, now() AS db_now
      FROM runs r JOIN tenants t ON t.id = r.tenant_id LEFT JOIN routes rt ON rt.id = r.route_id
      WHERE r.id = $1 AND ($2::uuid[] IS NULL OR r.tenant_id = ANY($2::uuid[]))`,

@@ -2,6 +2,7 @@ import { WORKER_ONLINE_WINDOW_MS } from "../engine/ops/register-worker";
 import type { SqlHandle } from "../engine/ops/types";
 import { type Diagnosis, diagnoseTask } from "./diagnose-task";
 import { isTaskId } from "./task-record";
+import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "../../db/queries/task-columns";
 
 /**
  * The diagnosis of one run, read from the store (two queries: the run with its outstanding input
@@ -13,11 +14,9 @@ export async function readDiagnosis(sql: SqlHandle, params: { tenantId: string; 
   const [run] = await sql.unsafe(
     `SELECT r.status, r.workflow_key, r.created_at, r.updated_at, r.finished_at, r.wait_detail, r.lease_owner, r.lease_expires_at,
             r.status_message,
-            (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
+            ${HANDLE_EXPIRED_SQL} AS handle_expired,
             (SELECT coalesce(jsonb_agg(i.key ORDER BY i.key), '[]'::jsonb) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL) AS pending,
-            CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
-              (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
-            END AS terminal
+            ${TERMINAL_PAYLOAD_SQL} AS terminal
      FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
     [params.taskId, params.tenantId],
   );

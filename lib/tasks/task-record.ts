@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { SqlHandle } from "../engine/ops/types";
 import type { RunStatus } from "../engine/states";
 import type { InputRequest, WorkflowResult } from "../engine/workflow";
+import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "../../db/queries/task-columns";
 
 /** What every task view (MCP eras, CLI, UI) is built from: one row, one round trip. */
 export type TaskRecord = {
@@ -49,14 +50,9 @@ export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string;
  */
 export const TASK_RECORD_COLUMNS = `r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.origin, r.created_by_key_id,
             r.ttl_ms::float8 AS ttl_ms, r.poll_interval_ms, r.status_message, r.progress, r.created_at, r.updated_at,
-            (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
-            CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
-              (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
-            END AS terminal,
-            CASE WHEN r.status = 'waiting_input' THEN
-              (SELECT jsonb_object_agg(i.key, i.request ORDER BY i.requested_at, i.key) FROM run_inputs i
-               WHERE i.run_id = r.id AND i.response IS NULL)
-            END AS pending_inputs`;
+            ${HANDLE_EXPIRED_SQL} AS handle_expired,
+            ${TERMINAL_PAYLOAD_SQL} AS terminal,
+            ${PENDING_INPUTS_SQL} AS pending_inputs`;
 
 /** Maps one row of TASK_RECORD_COLUMNS. */
 export function toTaskRecord(row: postgres.Row): TaskRecord {

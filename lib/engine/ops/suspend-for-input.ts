@@ -1,5 +1,5 @@
 import type { InputRequest, InputResponse } from "../workflow";
-import { inTransaction } from "./transaction";
+import { inTransaction, lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
 import { jsonParam } from "./json-param";
 
@@ -20,12 +20,7 @@ export async function suspendForInput(
 ): Promise<InputWaitOutcome> {
   const keys = Object.keys(requests);
   return inTransaction(sql, async (tx) => {
-    const held = await tx.unsafe(`SELECT 1 FROM runs WHERE id = $1 AND ${LEASE_GUARD} FOR UPDATE`, [
-      lease.runId,
-      lease.workerId,
-      lease.attempt,
-    ]);
-    if (held.length === 0) return { kind: "lease_lost" } as const;
+    if (!(await lockLeasedRun(tx, lease))) return { kind: "lease_lost" } as const;
     await tx.unsafe(
       `WITH added AS (
          INSERT INTO run_inputs (run_id, key, request)

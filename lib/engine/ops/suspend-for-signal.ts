@@ -1,5 +1,5 @@
 import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
-import { inTransaction } from "./transaction";
+import { inTransaction, lockLeasedRun } from "./transaction";
 import { jsonParam } from "./json-param";
 
 export type SignalWaitOutcome =
@@ -19,12 +19,7 @@ export async function suspendForSignal(
   params: { stepKey: string; name: string; deadline?: Date },
 ): Promise<SignalWaitOutcome> {
   return inTransaction(sql, async (tx) => {
-    const held = await tx.unsafe(`SELECT 1 FROM runs WHERE id = $1 AND ${LEASE_GUARD} FOR UPDATE`, [
-      lease.runId,
-      lease.workerId,
-      lease.attempt,
-    ]);
-    if (held.length === 0) return { kind: "lease_lost" } as const;
+    if (!(await lockLeasedRun(tx, lease))) return { kind: "lease_lost" } as const;
     const signal = await tx.unsafe<{ id: number; payload: unknown }[]>(
       `UPDATE run_signals SET consumed_at = now()
        WHERE id = (SELECT id FROM run_signals WHERE run_id = $1 AND name = $2 AND consumed_at IS NULL ORDER BY id LIMIT 1)
