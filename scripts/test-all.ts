@@ -18,6 +18,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "../lib/store/embed
 import { killAllNow, runCommand, track } from "./lib/children";
 import { prepareDatabase, stopPostgres, Supervisor } from "./lib/stack";
 import { extraSuites } from "./test-suites";
+import { freePort } from "../lib/store/free-port";
 
 const root = process.cwd();
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -196,17 +197,6 @@ async function dropDatabase(adminUrl: string, name: string) {
   } finally {
     await admin.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 main()

@@ -4,6 +4,7 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, openSync, readFile
 import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
+import { freePort, portIsFree } from "./free-port";
 
 /**
  * An embedded PostgreSQL for machines without one: the binaries shipped in the npm package
@@ -216,22 +217,7 @@ function previousPort(statePath: string): number | undefined {
 
 async function pickPort(preferred?: number): Promise<number> {
   if (preferred && (await portIsFree(preferred))) return preferred;
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
+  return freePort();
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, logFile: string) {

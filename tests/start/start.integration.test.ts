@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun } from "../../lib/engine/ops/create-run";
 import { readEmbeddedUrl } from "../../lib/store/embedded-postgres";
 import { ROOT, until, waitForExit } from "../helpers/processes";
+import { freePort } from "../../lib/store/free-port";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
 // RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.
@@ -174,13 +175,3 @@ function kill(pid: number, signal: NodeJS.Signals) {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
