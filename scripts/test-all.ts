@@ -11,7 +11,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../lib/store/embedded-postgres";
