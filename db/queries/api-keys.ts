@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../lib/engine/ops/types";
+import { PREPARED, type SqlHandle } from "../../lib/engine/ops/types";
 
 export type ApiKeyRow = {
   id: string;
@@ -32,12 +32,24 @@ export async function findApiKeyForAuth(sql: SqlHandle, keyId: string): Promise<
     `SELECT k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
     [keyId],
+    PREPARED, // every MCP request runs this: parse and plan once per connection
   );
   return rows[0];
 }
 
-/** Records use at most once a minute per key, so authentication does not write on every request. */
+/**
+ * Records use at most once a minute per key, so authentication does not write on every request:
+ * the process remembers its last touch (no round trip at all in between), and the WHERE clause
+ * keeps several processes from writing more than once a minute between them.
+ */
+const lastTouched = new Map<string, number>();
+const TOUCH_EVERY_MS = 60_000;
+
 export async function touchApiKey(sql: SqlHandle, keyId: string): Promise<void> {
+  const now = Date.now();
+  if (now - (lastTouched.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
+  if (lastTouched.size > 10_000) lastTouched.clear();
+  lastTouched.set(keyId, now);
   await sql.unsafe(
     "UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')",
     [keyId],

@@ -1,3 +1,4 @@
+import { HANDLE_EXPIRED_SQL } from "./task-columns";
 import type { SqlHandle, WaitDetail } from "../../lib/engine/ops/types";
 import type { RunStatus } from "../../lib/engine/states";
 import { ONLINE_WORKERS_JSON } from "./workers";
@@ -65,7 +66,7 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
   return sql.unsafe<TaskListRow[]>(
     `SELECT r.id, r.tenant_id, t.slug AS tenant_slug, rt.tool_name, r.workflow_key, r.status, r.wait_detail, r.progress,
             r.lease_owner, r.lease_expires_at, r.status_message, r.created_at, r.updated_at, r.finished_at,
-            (r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now()) AS handle_expired,
+            ${HANDLE_EXPIRED_SQL} AS handle_expired,
             ${ONLINE_WORKERS_JSON} AS online_workers, now() AS db_now
      FROM runs r JOIN tenants t ON t.id = r.tenant_id LEFT JOIN routes rt ON rt.id = r.route_id
      ${where.length ? `WHERE ${where.join(" AND ")}` : ""}

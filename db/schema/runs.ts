@@ -46,6 +46,8 @@ export const runs = pgTable(
       .where(sql`claimable_at IS NOT NULL`),
     // serves: legacy tasks/list and the UI task list (tenant, newest first, keyset on (created_at, id))
     index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
+    // serves: the admin's all-tenants task list and multi-tenant operator lists (newest first, keyset)
+    index("runs_created_idx").on(t.createdAt.desc(), t.id.desc()),
     // serves: UI task list filtered by status (tenant, status, newest first)
     index("runs_tenant_status_created_idx").on(t.tenantId, t.status, t.createdAt.desc(), t.id.desc()),
     // serves: UI task list filtered by route revision (tenant, route, newest first)

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { SqlHandle } from "../engine/ops/types";
+import { PREPARED, type SqlHandle } from "../engine/ops/types";
 import type { RunStatus } from "../engine/states";
 import type { InputRequest, WorkflowResult } from "../engine/workflow";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "../../db/queries/task-columns";
@@ -39,7 +39,8 @@ export function isTaskId(value: unknown): value is string {
  */
 export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
   if (!isTaskId(params.taskId)) return undefined;
-  const rows = await sql.unsafe(`SELECT ${TASK_RECORD_COLUMNS} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`, [params.taskId, params.tenantId]);
+  // Prepared: every tasks/get, listen snapshot and blocking wait runs this one statement.
+  const rows = await sql.unsafe(`SELECT ${TASK_RECORD_COLUMNS} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`, [params.taskId, params.tenantId], PREPARED);
   const row = rows[0];
   return row ? toTaskRecord(row) : undefined;
 }
