@@ -2,7 +2,6 @@
 // latency, tasks/get sustained req/s and p99, and (4) listen: state change → notifications/tasks at
 // the client. The load comes from a separate process on loopback (bench/procs/mcp-load.ts).
 import { existsSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
@@ -14,17 +13,7 @@ import { recreateDatabase } from "./lib/pg";
 import { type Child, ROOT, spawnTs, stopAll, waitFor } from "./lib/procs";
 import { round, summary } from "./lib/stats";
 import { spawn } from "node:child_process";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
+import { freePort } from "../lib/store/free-port";
 
 const nextBin = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 

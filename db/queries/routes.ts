@@ -94,3 +94,25 @@ export async function listRouteRevisions(sql: SqlHandle, tenantId?: string): Pro
     [tenantId ?? null],
   );
 }
+
+/**
+ * Disables a tool by appending a disabled copy of its current revision (routes are immutable, and
+ * runs keep pointing at the revision they were created under). Undefined when the tool is not active.
+ */
+export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
+  const current = await findActiveRoute(sql, tenantId, toolName);
+  if (!current) return undefined;
+  return insertRouteRevision(sql, {
+    tenantId,
+    toolName,
+    workflowName: current.workflow_name,
+    workflowVersion: current.workflow_version,
+    title: current.title,
+    description: current.description,
+    inputSchema: current.input_schema,
+    taskSupport: current.task_support,
+    maxTtlMs: current.max_ttl_ms,
+    syncDeadlineMs: current.sync_deadline_ms,
+    disabled: true,
+  });
+}

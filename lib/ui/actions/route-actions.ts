@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { findActiveRoute, insertRouteRevision } from "../../../db/queries/routes";
+import { disableRoute, insertRouteRevision } from "../../../db/queries/routes";
 import { findTenantById } from "../../../db/queries/tenants";
 import { shippedWorkflows } from "../../../workers/workflows";
 import type { OperatorContext } from "../../auth/operator-context";
@@ -67,20 +67,6 @@ export async function disableRouteAction(ctx: OperatorContext, input: unknown): 
   const tenantId = String((input as { tenantId?: unknown })?.tenantId ?? "");
   const operator = await requireOperator(ctx, { tenantId, mutating: true });
   const { toolName } = parseInput(ZDisableRoute, input);
-  const current = await findActiveRoute(ctx.sql, tenantId, toolName);
-  if (!current) throw new AppError("not_found");
-  await insertRouteRevision(ctx.sql, {
-    tenantId,
-    toolName,
-    workflowName: current.workflow_name,
-    workflowVersion: current.workflow_version,
-    title: current.title,
-    description: current.description,
-    inputSchema: current.input_schema,
-    taskSupport: current.task_support,
-    maxTtlMs: current.max_ttl_ms,
-    syncDeadlineMs: current.sync_deadline_ms,
-    disabled: true,
-  });
+  if (!(await disableRoute(ctx.sql, tenantId, toolName))) throw new AppError("not_found");
   audit("route.disable", { operatorId: operator.id, tenantId, tool: toolName });
 }

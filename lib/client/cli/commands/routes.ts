@@ -1,4 +1,4 @@
-import { findActiveRoute, insertRouteRevision, listRouteRevisions, type RouteRow, type TaskSupport } from "../../../../db/queries/routes";
+import { disableRoute, insertRouteRevision, listRouteRevisions, type RouteRow, type TaskSupport } from "../../../../db/queries/routes";
 import { shippedWorkflows } from "../../../../workers/workflows";
 import { toolInputSchema } from "../../../tasks/route-from-workflow";
 import { CliError, intOption, option, positionals, requiredOption, UsageError } from "../args";
@@ -124,21 +124,9 @@ registerCommand({
         const tool = requiredOption(parsed, "tool");
         const route = await withDatabase(io, async (sql) => {
           const tenant = await requireTenant(sql, requiredOption(parsed, "tenant"));
-          const current = await findActiveRoute(sql, tenant.id, tool);
-          if (!current) throw new CliError(`No active tool "${tool}" for tenant ${tenant.slug}`);
-          return insertRouteRevision(sql, {
-            tenantId: tenant.id,
-            toolName: tool,
-            workflowName: current.workflow_name,
-            workflowVersion: current.workflow_version,
-            title: current.title,
-            description: current.description,
-            inputSchema: current.input_schema,
-            taskSupport: current.task_support,
-            maxTtlMs: current.max_ttl_ms,
-            syncDeadlineMs: current.sync_deadline_ms,
-            disabled: true,
-          });
+          const disabled = await disableRoute(sql, tenant.id, tool);
+          if (!disabled) throw new CliError(`No active tool "${tool}" for tenant ${tenant.slug}`);
+          return disabled;
         });
         if (parsed.flags.has("json")) printJson(io, route);
         else print(io.stdout, `Disabled ${describeRoute(route)}`);
