@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { SqlHandle } from "../engine/ops/types";
 import type { RunStatus } from "../engine/states";
 import { isTaskId } from "./task-record";
@@ -39,18 +40,7 @@ export async function listRetentionRuns(sql: SqlHandle, params: { limit?: number
      FROM retention_runs ORDER BY started_at DESC, id DESC LIMIT $1`,
     [clampLimit(params.limit, 20)],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    epoch: r.epoch,
-    holder: r.holder,
-    dryRun: r.dry_run,
-    status: r.status,
-    purged: r.purged,
-    batches: r.batches,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    durationMs: r.duration_ms,
-  }));
+  return rows.map(toRetentionRunView);
 }
 
 export type ScopedRetentionRunView = Omit<RetentionRunView, "purged"> & {
@@ -81,18 +71,7 @@ export async function listRetentionRunsForTenants(
      FROM retention_runs rr ORDER BY rr.started_at DESC, rr.id DESC LIMIT $1`,
     [clampLimit(params.limit, 20), params.tenantIds],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    epoch: r.epoch,
-    holder: r.holder,
-    dryRun: r.dry_run,
-    status: r.status,
-    purged: r.purged,
-    batches: r.batches,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    durationMs: r.duration_ms,
-  }));
+  return rows.map(toRetentionRunView);
 }
 
 /** Who holds the fencing epoch now (the last cleaner to start a real pass). */
@@ -255,4 +234,20 @@ function decodeTombstoneCursor(cursor: string): { purgedAt: string; runId: strin
 
 function clampLimit(limit: number | undefined, fallback: number): number {
   return Math.min(Math.max(Math.floor(limit ?? fallback), 1), 500);
+}
+
+/** One retention_runs row (as both listings select it) to its view. */
+function toRetentionRunView(r: postgres.Row) {
+  return {
+    id: r.id,
+    epoch: r.epoch,
+    holder: r.holder,
+    dryRun: r.dry_run,
+    status: r.status,
+    purged: r.purged,
+    batches: r.batches,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    durationMs: r.duration_ms,
+  };
 }

@@ -1,32 +1,19 @@
 import Link from "next/link";
 import { STATUS_LABEL } from "@/lib/ui/presenters/status-labels";
 import type { PurgedTask } from "@/lib/ui/presenters/task-detail";
-import { Card, StatusBadge, Time } from "../../_components/ui";
+import { Card, Time } from "../../_components/ui";
+import { TaskHeading } from "./task-heading";
 
 // A purged task's page (no hooks: rendered by the server page, or by the live detail view when
 // the cleaner purges the task while it is open). A tombstone never changes, so nothing polls.
 export function PurgedTaskView({ task }: { task: PurgedTask }) {
   return (
     <div className="flex flex-col gap-4">
-      <div className="min-w-0">
-        <p className="text-sm text-slate-500">
-          <Link href="/tasks" className="hover:underline">
-            Tasks
-          </Link>{" "}
-          / {task.tenantSlug}/{task.tool ?? task.workflowKey}
-        </p>
-        <h1 className="mt-1 break-all font-mono text-lg font-semibold text-slate-900">{task.id}</h1>
-        <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-          <span data-testid="task-status">
-            <StatusBadge status={task.status} />
-          </span>
-          <span className="inline-flex items-center rounded-full bg-slate-800 px-2 py-0.5 text-xs font-medium text-white">purged</span>
-          <span className="text-slate-500">
-            {task.workflowKey}
-            {task.routeRevision ? ` · route revision ${task.routeRevision}` : ""}
-          </span>
-        </div>
-      </div>
+      <TaskHeading
+        task={task}
+        badges={<span className="inline-flex items-center rounded-full bg-slate-800 px-2 py-0.5 text-xs font-medium text-white">purged</span>}
+        facts={<>{task.workflowKey}{task.routeRevision ? ` · route revision ${task.routeRevision}` : ""}</>}
+      />
       <section aria-labelledby="purged-heading" data-testid="purged-notice" className="rounded-lg border border-slate-300 bg-slate-50 p-4">
         <h2 id="purged-heading" className="font-medium text-slate-900">
           Purged at <Time iso={task.purgedAt} /> with final status {STATUS_LABEL[task.status]}

@@ -7,9 +7,10 @@ import { diagnoseTask } from "@/lib/tasks/diagnose-task";
 import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../../_components/progress-bar";
-import { Card, StatusBadge, Time } from "../../_components/ui";
+import { Card, Time } from "../../_components/ui";
 import { CancelButton } from "./cancel-button";
 import { DiagnosisPanel } from "./diagnosis-panel";
+import { TaskHeading } from "./task-heading";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
 
@@ -47,24 +48,15 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="min-w-0">
-          <p className="text-sm text-slate-500">
-            <Link href="/tasks" className="hover:underline">
-              Tasks
-            </Link>{" "}
-            / {task.tenantSlug}/{task.tool ?? task.workflowKey}
-          </p>
-          <h1 className="mt-1 break-all font-mono text-lg font-semibold text-slate-900">{task.id}</h1>
-          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-            <span data-testid="task-status">
-              <StatusBadge status={task.status} />
-            </span>
-            <span className="text-slate-500">
+        <TaskHeading
+          task={task}
+          facts={
+            <>
               {task.workflowKey}
               {task.routeRevision ? ` · route revision ${task.routeRevision}` : ""} · via {task.origin} · attempt {task.attempt}
-            </span>
-          </div>
-        </div>
+            </>
+          }
+        />
         {!terminal && <CancelButton taskId={task.id} onDone={(error) => {
               setCancelError(error);
               void refetch();
