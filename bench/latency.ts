@@ -2,8 +2,8 @@
 // creates one run at a time (workers idle in between) and the step records when it started.
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { CHANNELS } from "../lib/engine/channels";
-import { createRun } from "../lib/engine/ops/create-run";
+import { CHANNELS } from "../lib/engine";
+import { createRun } from "../lib/engine";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { spawnTs, stopAll, waitFor } from "./lib/procs";

@@ -1,10 +1,10 @@
-// (5) The UI's task list query (db/queries/task-list.ts listTaskPage, the statement behind
+// (5) The UI's task list query (lib/tasks/queries/operator-task-list.ts listTaskPage, the statement behind
 // app/(ui)/tasks) with 1M stored tasks seeded in bulk by generate_series: p50/p99 per page shape and
 // EXPLAIN (ANALYZE, BUFFERS) of each, to show which index serves it.
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { listTaskPage, type TaskListFilters } from "../db/queries/task-list";
-import { seedDemo } from "../lib/tasks/demo-seed";
+import { listTaskPage, type TaskListFilters } from "../lib/tasks";
+import { seedDemo } from "../workflows/demo/seed";
 import type { BenchContext } from "./lib/context";
 import { databaseExists, recreateDatabase, withDatabase } from "./lib/pg";
 import { summary } from "./lib/stats";

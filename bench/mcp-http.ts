@@ -6,14 +6,14 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { createApiKey } from "../lib/auth/api-keys";
-import { seedDemo } from "../lib/tasks/demo-seed";
+import { createApiKey } from "../lib/auth";
+import { seedDemo } from "../workflows/demo/seed";
 import type { BenchContext } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { type Child, ROOT, spawnTs, stopAll, waitFor } from "./lib/procs";
 import { round, summary } from "./lib/stats";
 import { spawn } from "node:child_process";
-import { freePort } from "../lib/store/free-port";
+import { freePort } from "../db/embedded/free-port";
 
 const nextBin = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 

@@ -3,7 +3,7 @@
 // databases may be created), runs each benchmark, prints one line per figure and writes
 // bench/results/latest.json. Targets are reported, never enforced (exit code 0 unless a bench crashed).
 import os from "node:os";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/store/embedded-postgres";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../db/embedded/embedded-postgres";
 import { benchLatency } from "./latency";
 import type { BenchContext } from "./lib/context";
 import { describeEnvironment } from "./lib/pg";

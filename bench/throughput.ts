@@ -5,7 +5,7 @@ import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { createRun } from "../lib/engine/ops/create-run";
+import { createRun } from "../lib/engine";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { type Child, inParallel, spawnTs, stopAll, waitFor } from "./lib/procs";

@@ -3,8 +3,8 @@ import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import postgres from "postgres";
 import { createOperator } from "../db/queries/operators";
-import { hashPassword } from "../lib/auth/passwords";
-import { resolveDatabaseUrl } from "../lib/store/database-url";
+import { hashPassword } from "../lib/auth";
+import { resolveDatabaseUrl } from "../db/embedded/database-url";
 
 /**
  * A short-lived connection to the stack's database: `npm test` passes DATABASE_URL; a standalone

@@ -1,6 +1,6 @@
 import { migrationsApplied } from "../db/migrate";
 import type { Sql } from "../db/client";
-import { WORKER_ONLINE_WINDOW_MS } from "./engine/ops/register-worker";
+import { WORKER_ONLINE_WINDOW_MS } from "./engine";
 
 export type Health = {
   database: "ok" | "unreachable";

@@ -3,7 +3,7 @@
 import { createDb } from "../db/client";
 import { migrate } from "../db/migrate";
 import { readEnv } from "../lib/env";
-import { resolveDatabaseUrl } from "../lib/store/database-url";
+import { resolveDatabaseUrl } from "../db/embedded/database-url";
 
 async function main() {
   const { sql } = createDb(resolveDatabaseUrl(readEnv()), { max: 1, name: "runifold-migrate" });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `runifold` bin: runs lib/client/cli/main.ts with the tsx loader, both resolved relative to this
+// `runifold` bin: runs cli/main.ts with the tsx loader, both resolved relative to this
 // package (so it works from any directory, e.g. after `npm link`). Exit code and signals pass through.
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const loader = import.meta.resolve("tsx");
-const main = path.join(root, "lib", "client", "cli", "main.ts");
+const main = path.join(root, "cli", "main.ts");
 const child = spawn(process.execPath, ["--import", loader, main, ...process.argv.slice(2)], { stdio: "inherit" });
 
 // Ctrl-C reaches the child directly (same process group): the first one only stops its wait, so

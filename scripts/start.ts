@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { readEnv } from "../lib/env";
-import type { EmbeddedPostgres } from "../lib/store/embedded-postgres";
-import { resolveDataRoot } from "../lib/store/database-url";
+import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
+import { resolveDataRoot } from "../db/embedded/database-url";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
 import { localOrigin, prepareDatabase, type SeedResult, stopPostgres, Supervisor } from "./lib/stack";
 import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";

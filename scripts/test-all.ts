@@ -13,11 +13,11 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../lib/store/embedded-postgres";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../db/embedded/embedded-postgres";
 import { killAllNow, runCommand, track } from "./lib/children";
 import { prepareDatabase, stopPostgres, Supervisor } from "./lib/stack";
 import { extraSuites } from "./test-suites";
-import { freePort } from "../lib/store/free-port";
+import { freePort } from "../db/embedded/free-port";
 
 const root = process.cwd();
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);

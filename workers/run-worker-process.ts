@@ -1,10 +1,10 @@
 import { createDb } from "../db/client";
-import { createLogger } from "../lib/engine/logger";
-import { type RetentionTimer, startRetentionTimer } from "../lib/engine/retention";
-import { createWorker } from "../lib/engine/worker";
-import type { WorkflowRegistry } from "../lib/engine/workflow";
+import { createLogger } from "../lib/engine";
+import { type RetentionTimer, startRetentionTimer } from "../lib/engine";
+import { createWorker } from "../lib/engine";
+import type { WorkflowRegistry } from "../lib/engine";
 import { readEnv } from "../lib/env";
-import { resolveDatabaseUrl } from "../lib/store/database-url";
+import { resolveDatabaseUrl } from "../db/embedded/database-url";
 
 /**
  * The body of every worker process: parse env, build a pool, start the loop, drain on the first

@@ -2,9 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import type { OperatorContext } from "@/lib/auth/operator-context";
-import { webContext } from "@/lib/auth/web-context";
-import { createLogger } from "@/lib/engine/logger";
+import type { OperatorContext } from "@/lib/auth";
+import { webContext } from "@/lib/auth";
+import { createLogger } from "@/lib/engine";
 import { coerceError, isAppError } from "@/lib/errors";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "@/lib/ui/actions/route-actions";

@@ -2,7 +2,7 @@
 // (2026-07-28) wire to the production build. Bounded: fixed request counts and a fixed duration.
 // Prints one line `RESULT <json>`.
 import postgres from "postgres";
-import { cancelRun } from "../../lib/engine/ops/cancel-run";
+import { cancelRun } from "../../lib/engine";
 
 const url = process.env.BENCH_MCP_URL ?? "";
 const token = process.env.BENCH_TOKEN ?? "";

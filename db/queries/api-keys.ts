@@ -1,4 +1,5 @@
-import { PREPARED, type SqlHandle } from "../../lib/engine/ops/types";
+import { PREPARED } from "../sql";
+import type { SqlHandle } from "../client";
 
 export type ApiKeyRow = {
   id: string;

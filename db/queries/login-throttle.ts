@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../lib/engine/ops/types";
+import type { SqlHandle } from "../client";
 
 /** Seconds until the latest lock among `keys` ends, or 0 when none is locked. */
 export async function lockedForSeconds(sql: SqlHandle, keys: string[]): Promise<number> {

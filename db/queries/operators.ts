@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../lib/engine/ops/types";
+import type { SqlHandle } from "../client";
 
 export type OperatorRole = "admin" | "operator";
 

@@ -1,5 +1,5 @@
-import { jsonParam } from "../../lib/engine/ops/json-param";
-import type { SqlHandle } from "../../lib/engine/ops/types";
+import { jsonParam } from "../sql";
+import type { SqlHandle } from "../client";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 

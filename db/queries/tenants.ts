@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../lib/engine/ops/types";
+import type { SqlHandle } from "../client";
 
 export type TenantRow = { id: string; slug: string; name: string; max_ttl_ms: number; retention_ms: number; disabled_at: Date | null; created_at: Date };
 

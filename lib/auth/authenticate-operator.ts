@@ -1,6 +1,6 @@
 import { clearLoginFailures, lockedForSeconds, recordLoginFailure } from "../../db/queries/login-throttle";
 import { findOperatorByEmail, normalizeEmail } from "../../db/queries/operators";
-import type { SqlHandle } from "../engine/ops/types";
+import type { SqlHandle } from "../../db/client";
 import { dummyPasswordHash, verifyPassword } from "./passwords";
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../engine/ops/types";
+import type { SqlHandle } from "../../db/client";
 
 /**
  * What an operator-facing loader, route handler or server action needs from its request: the

@@ -6,3 +6,4 @@ export { LEGACY_PROTOCOL_VERSION } from "./legacy-driver";
 export { terminalOutcome } from "./normalize";
 export { pollDelay } from "./wait";
 export * from "./types";
+export type { CallToolResult, ElicitParams, InputRequest, InputRequestHandler, InputResponse, TaskOutcome, TaskView } from "./types";

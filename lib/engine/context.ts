@@ -5,7 +5,8 @@ import { reportProgress } from "./ops/report-progress";
 import { suspendForInput } from "./ops/suspend-for-input";
 import { suspendForSignal } from "./ops/suspend-for-signal";
 import { suspendForTimer } from "./ops/suspend-for-timer";
-import type { Lease, SqlHandle } from "./ops/types";
+import type { Lease } from "./ops/types";
+import type { SqlHandle } from "../../db/client";
 import type { InputRequest, InputResponse, SignalResult, StepOptions, WorkflowContext } from "./workflow";
 
 export type ReplayContextDeps = {

@@ -5,7 +5,8 @@ import type { ClaimedRun } from "./ops/claim-runs";
 import { finishRun, type RunOutcome } from "./ops/finish-run";
 import { loadRunState, type RunState } from "./ops/load-run-state";
 import { renewLease } from "./ops/renew-lease";
-import type { Lease, SqlHandle } from "./ops/types";
+import type { Lease } from "./ops/types";
+import type { SqlHandle } from "../../db/client";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
 export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; maxAttempts?: number };

@@ -1,7 +1,7 @@
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { type Principal, SCOPES, verifyApiKey } from "../auth/api-keys";
-import type { Logger } from "../engine/logger";
-import type { SqlHandle } from "../engine/ops/types";
+import { type Principal, SCOPES, verifyApiKey } from "../auth";
+import type { Logger } from "../engine";
+import type { SqlHandle } from "../../db/client";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {

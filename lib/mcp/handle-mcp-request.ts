@@ -1,4 +1,4 @@
-import { coerceError } from "../engine/errors";
+import { coerceError } from "../engine";
 import { type JsonRpcRequest, McpError, RPC, errorResponse, isRecord, jsonResponse, rpcError } from "./json-rpc";
 import { handleLegacyMessage } from "./legacy/router";
 import type { McpCall, McpDeps } from "./mcp-deps";

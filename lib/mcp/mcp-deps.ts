@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import type { Principal } from "../auth/api-keys";
-import type { Logger } from "../engine/logger";
-import type { WorkflowRegistry } from "../engine/workflow";
+import type { Principal } from "../auth";
+import type { Logger } from "../engine";
+import type { WorkflowRegistry } from "../engine";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
 export type McpDeps = {

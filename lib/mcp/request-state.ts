@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SqlHandle } from "../engine/ops/types";
+import type { SqlHandle } from "../../db/client";
 import { McpError, RPC } from "./json-rpc";
 
 /**

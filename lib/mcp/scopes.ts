@@ -1,4 +1,4 @@
-import type { Principal, Scope } from "../auth/api-keys";
+import type { Principal, Scope } from "../auth";
 import { McpError } from "./json-rpc";
 
 /** Raised as HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` by the auth gate. */

@@ -1,6 +1,6 @@
-import type { WorkflowResult } from "../engine/workflow";
-import { type Era, taskStatus } from "../tasks/status-mapping";
-import type { TaskRecord } from "../tasks/task-record";
+import type { WorkflowResult } from "../engine";
+import { type Era, taskStatus } from "../tasks";
+import type { TaskRecord } from "../tasks";
 
 /** The base Task fields, per era (`ttlMs`/`pollIntervalMs` vs `ttl`/`pollInterval`). */
 export function taskFields(record: TaskRecord, era: Era) {

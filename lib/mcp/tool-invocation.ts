@@ -1,10 +1,10 @@
 import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
-import type { Principal } from "../auth/api-keys";
-import { InvalidWorkflowInput } from "../engine/errors";
-import type { WorkflowResult } from "../engine/workflow";
-import { createTaskFromRoute } from "../tasks/create-task";
-import type { TaskRecord } from "../tasks/task-record";
-import { waitForTask } from "../tasks/wait-for-task";
+import type { Principal } from "../auth";
+import { InvalidWorkflowInput } from "../engine";
+import type { WorkflowResult } from "../engine";
+import { createTaskFromRoute } from "../tasks";
+import type { TaskRecord } from "../tasks";
+import { waitForTask } from "../tasks";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 

@@ -1,11 +1,11 @@
 import type { RouteRow } from "../../db/queries/routes";
-import type { Principal } from "../auth/api-keys";
-import { createRun } from "../engine/ops/create-run";
-import { jsonParam } from "../engine/ops/json-param";
-import { inTransaction } from "../engine/ops/transaction";
-import type { SqlHandle } from "../engine/ops/types";
-import type { WorkflowRegistry } from "../engine/workflow";
-import { readTaskRecord, type TaskRecord } from "./task-record";
+import type { Principal } from "../auth";
+import { createRun } from "../engine";
+import { jsonParam } from "../../db/sql";
+import { inTransaction } from "../../db/client";
+import type { SqlHandle } from "../../db/client";
+import type { WorkflowRegistry } from "../engine";
+import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { grantTtlMs } from "./ttl";
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;

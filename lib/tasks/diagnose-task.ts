@@ -1,5 +1,5 @@
-import type { WaitDetail } from "../engine/ops/types";
-import type { RunStatus } from "../engine/states";
+import type { WaitDetail } from "../engine";
+import type { RunStatus } from "../engine";
 
 /**
  * Why a task is where it is, in plain language — shared by the operator UI, the CLI (`tasks get`)

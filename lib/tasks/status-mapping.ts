@@ -1,5 +1,5 @@
-import type { RunStatus } from "../engine/states";
-import type { TaskRecord } from "./task-record";
+import type { RunStatus } from "../engine";
+import type { TaskRecord } from "./queries/task-record";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 export type Era = "modern" | "legacy";

@@ -1,8 +1,8 @@
-import { cancelRun } from "../engine/ops/cancel-run";
-import { provideInput, type ProvideInputResult } from "../engine/ops/provide-input";
-import type { SqlHandle } from "../engine/ops/types";
-import type { InputResponse } from "../engine/workflow";
-import { readTaskHandle } from "./task-record";
+import { cancelRun } from "../engine";
+import { provideInput, type ProvideInputResult } from "../engine";
+import type { SqlHandle } from "../../db/client";
+import type { InputResponse } from "../engine";
+import { readTaskHandle } from "./queries/task-record";
 
 /**
  * Actions through an MCP task handle: the handle must be visible to the tenant and not expired,

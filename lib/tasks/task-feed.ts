@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { CHANNELS } from "../engine/channels";
+import { CHANNELS } from "../engine";
 
 type Listener = () => void;
 

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { readTaskRecord, type TaskRecord } from "./task-record";
+import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { getTaskFeed } from "./task-feed";
 
 /**

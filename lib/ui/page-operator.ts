@@ -1,8 +1,8 @@
 import "server-only";
 import { notFound, redirect } from "next/navigation";
-import type { OperatorContext } from "../auth/operator-context";
-import { type Operator, type RequireOperatorOptions, requireOperator } from "../auth/require-operator";
-import { webContext } from "../auth/web-context";
+import type { OperatorContext } from "../auth";
+import { type Operator, type RequireOperatorOptions, requireOperator } from "../auth";
+import { webContext } from "../auth";
 import { isAppError } from "../errors";
 
 /**

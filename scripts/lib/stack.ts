@@ -4,7 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
-import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../lib/store/embedded-postgres";
+import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 import { exited, isRunning, spawnNode, stopChildren } from "./children";
 
 export type Log = (line: string) => void;
@@ -46,14 +46,14 @@ export async function prepareDatabase(options: {
 }
 
 /**
- * Seeds the demo tenants on a database without tenants. The seed lives in lib/tasks/demo-seed.ts;
+ * Seeds the demo tenants on a database without tenants. The seed lives in workflows/demo/seed.ts;
  * a build without that module simply starts with an empty store, so it is loaded by path (not a
  * static import) and skipped when absent.
  */
 async function seedIfEmpty(sql: ReturnType<typeof createDb>["sql"], projectRoot: string): Promise<SeedResult | undefined> {
   const [row] = await sql`SELECT count(*)::int AS n FROM tenants`;
   if (Number(row?.n) > 0) return undefined;
-  const file = path.join(projectRoot, "lib", "tasks", "demo-seed.ts");
+  const file = path.join(projectRoot, "workflows", "demo", "seed.ts");
   if (!existsSync(file)) return undefined;
   const mod = (await import(pathToFileURL(file).href)) as { seedDemo?: (s: typeof sql) => Promise<SeedResult> };
   return mod.seedDemo ? await mod.seedDemo(sql) : undefined;

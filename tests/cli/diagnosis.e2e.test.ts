@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { toolInputSchema } from "../../lib/tasks/route-from-workflow";
-import { generateReport } from "../../workers/workflows/generate-report";
+import { toolInputSchema } from "../../lib/admin";
+import { generateReport } from "../../workflows/demo/generate-report";
 import { type ClientFixture, startClientFixture } from "../client/client-fixture";
 import { modernClient } from "../helpers/modern-client";
 import { lastJson, runCli } from "./run-cli";

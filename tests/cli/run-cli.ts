@@ -2,9 +2,9 @@ import { spawnTs } from "../helpers/processes";
 
 export type CliRun = { code: number | null; stdout: string; stderr: string; lines: string[] };
 
-/** Runs the CLI as a real process (`node --import tsx lib/client/cli/main.ts …`) and collects its output. */
+/** Runs the CLI as a real process (`node --import tsx cli/main.ts …`) and collects its output. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliRun> {
-  const child = spawnTs("lib/client/cli/main.ts", { RUNIFOLD_URL: "", RUNIFOLD_KEY: "", RUNIFOLD_DEBUG: "", ...env }, args);
+  const child = spawnTs("cli/main.ts", { RUNIFOLD_URL: "", RUNIFOLD_KEY: "", RUNIFOLD_DEBUG: "", ...env }, args);
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk) => {

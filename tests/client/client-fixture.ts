@@ -1,6 +1,6 @@
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { createApiKey } from "../../lib/auth/api-keys";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { createApiKey } from "../../lib/auth";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 

@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../../lib/auth/api-keys";
-import { createRun } from "../../lib/engine/ops/create-run";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { createApiKey } from "../../lib/auth";
+import { createRun } from "../../lib/engine";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { summary } from "../../bench/lib/stats";

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../../lib/auth/api-keys";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { createApiKey } from "../../lib/auth";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { spawnTs, until, waitForExit } from "../helpers/processes";
 import { call, listen, TERMINAL } from "./mcp-client";

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { migrate } from "../../db/migrate";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../lib/store/embedded-postgres";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 

@@ -1,11 +1,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type postgres from "postgres";
-import { type Logger, silentLogger } from "../../lib/engine/logger";
-import { createWorker, type Worker } from "../../lib/engine/worker";
-import { authenticate } from "../../lib/mcp/auth-gate";
-import { handleMcpPost } from "../../lib/mcp/handle-mcp-request";
-import { shippedWorkflows } from "../../workers/workflows";
+import { type Logger, silentLogger } from "../../lib/engine";
+import { createWorker, type Worker } from "../../lib/engine";
+import { authenticate } from "../../lib/mcp";
+import { handleMcpPost } from "../../lib/mcp";
+import { shippedWorkflows } from "../../workflows/demo";
 
 /**
  * A real HTTP server around the same authenticate → handleMcpPost path that app/api/mcp/route.ts

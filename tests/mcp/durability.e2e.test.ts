@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { modernClient } from "../helpers/modern-client";
 import { spawnTs, until, waitForExit } from "../helpers/processes";

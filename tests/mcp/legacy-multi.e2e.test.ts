@@ -1,10 +1,10 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../lib/engine/logger";
-import { createWorker, type Worker } from "../../lib/engine/worker";
-import { seedDemo } from "../../lib/tasks/demo-seed";
-import { shippedWorkflows } from "../../workers/workflows";
+import { silentLogger } from "../../lib/engine";
+import { createWorker, type Worker } from "../../lib/engine";
+import { seedDemo } from "../../workflows/demo/seed";
+import { shippedWorkflows } from "../../workflows/demo";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";

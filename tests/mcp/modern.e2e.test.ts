@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { createApiKey } from "../../lib/auth/api-keys";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { createApiKey } from "../../lib/auth";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient, TASKS_EXT } from "../helpers/modern-client";

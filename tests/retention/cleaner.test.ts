@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../lib/engine/logger";
-import { runRetention, startRetentionTimer } from "../../lib/engine/retention";
-import { purgeBatch } from "../../lib/engine/retention/purge-batch";
-import { listRetentionRuns, listTombstones, readRetentionFence, readTombstone } from "../../lib/tasks/retention-views";
-import { readTaskRecord } from "../../lib/tasks/task-record";
+import { silentLogger } from "../../lib/engine";
+import { runRetention, startRetentionTimer } from "../../lib/engine";
+import { purgeBatch } from "../../lib/engine/testing";
+import { listRetentionRuns, listTombstones, readRetentionFence, readTombstone } from "../../lib/tasks";
+import { readTaskRecord } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { until } from "../helpers/processes";
 import { CHILD_TABLES, countRows, seedRuns } from "./seed-runs";

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** `npm run cli -- …` as one real process. */
 async function cli(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnTs("lib/client/cli/main.ts", { DATABASE_URL: db.url }, args);
+  const child = spawnTs("cli/main.ts", { DATABASE_URL: db.url }, args);
   const code = await waitForExit(child, 30_000);
   return { code, output: child.output() };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRetention } from "../../lib/engine/retention";
-import { seedDemo } from "../../lib/tasks/demo-seed";
-import { readTombstone } from "../../lib/tasks/retention-views";
-import { readTaskRecord } from "../../lib/tasks/task-record";
+import { runRetention } from "../../lib/engine";
+import { seedDemo } from "../../workflows/demo/seed";
+import { readTombstone } from "../../lib/tasks";
+import { readTaskRecord } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { TASKS_EXT } from "../helpers/modern-client";

@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun } from "../../lib/engine/ops/create-run";
-import { readEmbeddedUrl } from "../../lib/store/embedded-postgres";
+import { createRun } from "../../lib/engine";
+import { readEmbeddedUrl } from "../../db/embedded/embedded-postgres";
 import { ROOT, until, waitForExit } from "../helpers/processes";
-import { freePort } from "../../lib/store/free-port";
+import { freePort } from "../../db/embedded/free-port";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
 // RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { addOperatorTenant, createOperator, type OperatorRole } from "../../db/queries/operators";
 import { createTenant } from "../../db/queries/tenants";
-import type { OperatorContext } from "../../lib/auth/operator-context";
-import { hashPassword } from "../../lib/auth/passwords";
-import { createRun } from "../../lib/engine/ops/create-run";
-import { jsonParam } from "../../lib/engine/ops/json-param";
+import type { OperatorContext } from "../../lib/auth";
+import { hashPassword } from "../../lib/auth";
+import { createRun } from "../../lib/engine";
+import { jsonParam } from "../../db/sql";
 
 /** An OperatorContext as a signed-in operator (or nobody) would have it, without a Next request. */
 export function contextFor(sql: postgres.Sql, operatorId: string | null, headers: Record<string, string> = {}): OperatorContext {

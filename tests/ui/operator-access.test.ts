@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
-import { createApiKey } from "../../lib/auth/api-keys";
-import { createRun } from "../../lib/engine/ops/create-run";
+import { createApiKey } from "../../lib/auth";
+import { createRun } from "../../lib/engine";
 import { AppError } from "../../lib/errors";
 import { createKeyAction, revokeKeyAction } from "../../lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "../../lib/ui/actions/route-actions";
@@ -12,7 +12,7 @@ import { addMemberAction, createOperatorAction, createTenantAction, removeMember
 import { handleTaskDetail, handleTaskList } from "../../lib/ui/handlers/task-handlers";
 import { presentInbox } from "../../lib/ui/presenters/inbox";
 import { presentTenantDetail } from "../../lib/ui/presenters/tenants";
-import { requireOperator } from "../../lib/auth/require-operator";
+import { requireOperator } from "../../lib/auth";
 import { freshDatabase } from "../helpers/db";
 import { contextFor, makeOperator, makeTenant, makeWaitingRun } from "./helpers";
 

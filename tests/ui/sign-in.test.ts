@@ -1,9 +1,9 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setOperatorDisabled } from "../../db/queries/operators";
-import { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "../../lib/auth/authenticate-operator";
-import { hashPassword, verifyPassword } from "../../lib/auth/passwords";
-import { seedDemo } from "../../lib/tasks/demo-seed";
+import { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "../../lib/auth";
+import { hashPassword, verifyPassword } from "../../lib/auth";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator } from "./helpers";
 

@@ -1,4 +1,4 @@
-import { createMcpRouteHandler, methodNotAllowed } from "@/lib/mcp/with-mcp-auth";
+import { createMcpRouteHandler, methodNotAllowed } from "@/lib/mcp";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { CHANNELS } from "../channels";
 import type { RunStatus } from "../states";
-import type { SqlHandle } from "./types";
+import type { SqlHandle } from "../../../db/client";
 
 export type CancelResult =
   | { outcome: "cancelled" }

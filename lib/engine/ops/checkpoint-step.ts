@@ -1,5 +1,7 @@
-import { LEASE_GUARD, type Lease, PREPARED, type SqlHandle } from "./types";
-import { jsonParam } from "./json-param";
+import { LEASE_GUARD, type Lease } from "./types";
+import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 
 /**
  * Records a finished step and renews the lease in one statement. The step row is inserted only if

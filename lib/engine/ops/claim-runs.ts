@@ -1,4 +1,6 @@
-import { runColumns, type RunRow, PREPARED, type SqlHandle } from "./types";
+import { runColumns, type RunRow } from "./types";
+import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../db/client";
 
 export type ClaimedRun = RunRow & { db_now: Date };
 

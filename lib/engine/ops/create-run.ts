@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { type AnyWorkflow, workflowKey } from "../workflow";
-import { runColumns, type RunRow, PREPARED, type SqlHandle } from "./types";
-import { jsonParam } from "./json-param";
+import { runColumns, type RunRow } from "./types";
+import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 
 export type CreateRunParams = {
   tenantId: string;

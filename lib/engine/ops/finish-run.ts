@@ -1,7 +1,9 @@
 import { CHANNELS } from "../channels";
 import type { WorkflowResult } from "../workflow";
-import { LEASE_GUARD, type Lease, PREPARED, type SqlHandle } from "./types";
-import { jsonParam } from "./json-param";
+import { LEASE_GUARD, type Lease } from "./types";
+import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 
 export type RunOutcome =
   | { status: "completed"; result: WorkflowResult }

@@ -1,5 +1,6 @@
 import type { InputResponse } from "../workflow";
-import { PREPARED, type SqlHandle } from "./types";
+import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../db/client";
 
 export type RunState = { steps: Map<string, unknown>; answers: Map<string, InputResponse> };
 

@@ -1,8 +1,8 @@
 import { CHANNELS } from "../channels";
 import type { InputResponse } from "../workflow";
-import { inTransaction } from "./transaction";
-import type { SqlHandle } from "./types";
-import { jsonParam } from "./json-param";
+import { inTransaction } from "../../../db/client";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 
 export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: boolean };
 

@@ -1,7 +1,9 @@
 import type { InputRequest, InputResponse } from "../workflow";
-import { inTransaction, lockLeasedRun } from "./transaction";
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
-import { jsonParam } from "./json-param";
+import { inTransaction } from "../../../db/client";
+import { lockLeasedRun } from "./transaction";
+import { LEASE_GUARD, type Lease } from "./types";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 
 export type InputWaitOutcome =
   | { kind: "answered"; responses: Record<string, InputResponse> }

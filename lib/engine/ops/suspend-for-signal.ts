@@ -1,6 +1,8 @@
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
-import { inTransaction, lockLeasedRun } from "./transaction";
-import { jsonParam } from "./json-param";
+import { LEASE_GUARD, type Lease } from "./types";
+import type { SqlHandle } from "../../../db/client";
+import { inTransaction } from "../../../db/client";
+import { lockLeasedRun } from "./transaction";
+import { jsonParam } from "../../../db/sql";
 
 export type SignalWaitOutcome =
   | { kind: "received"; payload: unknown }

@@ -1,5 +1,6 @@
 import { CHANNELS } from "../channels";
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
+import { LEASE_GUARD, type Lease } from "./types";
+import type { SqlHandle } from "../../../db/client";
 
 /**
  * Parks a leased run until `wakeAt` (a durable timer). The timer is stored as the step

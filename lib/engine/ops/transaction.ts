@@ -1,12 +1,5 @@
-import { LEASE_GUARD, type Lease, type SqlHandle } from "./types";
-
-/** Runs `fn` in a transaction, or directly when `sql` already is one. */
-export async function inTransaction<T>(sql: SqlHandle, fn: (tx: SqlHandle) => Promise<T>): Promise<T> {
-  if ("begin" in sql && typeof sql.begin === "function") {
-    return (await sql.begin((tx) => fn(tx))) as T;
-  }
-  return fn(sql);
-}
+import { LEASE_GUARD, type Lease } from "./types";
+import type { SqlHandle } from "../../../db/client";
 
 /**
  * Inside a transaction: locks the run this lease holds (false if the lease is gone). Parking a run

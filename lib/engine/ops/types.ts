@@ -1,8 +1,4 @@
-import type postgres from "postgres";
 import type { RunStatus } from "../states";
-
-/** A pool or a transaction: every op takes the handle it runs on. */
-export type SqlHandle = postgres.Sql | postgres.TransactionSql;
 
 /** Identifies one lease: a worker's hold on a run for one attempt. Every write while leased checks it. */
 export type Lease = { runId: string; workerId: string; attempt: number; leaseMs: number };
@@ -47,13 +43,6 @@ export function runColumns(alias?: string): string {
   ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}checkpoints, ${q}wait_detail, ${q}progress, ${q}status_message,
   ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
 }
-
-/**
- * For the hot-path statements (create, claim, checkpoint, finish, renew, replay load): their SQL is
- * static, so a named prepared statement per connection saves the parse and plan on every call.
- * (postgres.js prepares tagged templates by default but `unsafe` only when asked.)
- */
-export const PREPARED = { prepare: true } as const;
 
 /** The lease guard every write of a leased run carries. */
 export const LEASE_GUARD = "status = 'leased' AND lease_owner = $2 AND attempt = $3";

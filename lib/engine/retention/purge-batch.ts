@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { SqlHandle } from "../ops/types";
+import type { SqlHandle } from "../../../db/client";
 
 const TERMINAL = "('completed', 'failed', 'cancelled')";
 

@@ -1,7 +1,7 @@
-import type { Principal } from "../../auth/api-keys";
-import type { SqlHandle } from "../../engine/ops/types";
-import { isTerminalTaskStatus, taskStatus } from "../../tasks/status-mapping";
-import { readTaskHandle, type TaskRecord } from "../../tasks/task-record";
+import type { Principal } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
+import { isTerminalTaskStatus, taskStatus } from "../../tasks";
+import { readTaskHandle, type TaskRecord } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import { taskFields } from "../task-shapes";
 

@@ -1,5 +1,5 @@
-import type { InputResponse } from "../../engine/workflow";
-import { answerTaskByHandle } from "../../tasks/task-actions";
+import type { InputResponse } from "../../engine";
+import { answerTaskByHandle } from "../../tasks";
 import { isRecord, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { isElicitResult } from "../modern/tools-call";

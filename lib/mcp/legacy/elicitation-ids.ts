@@ -1,4 +1,4 @@
-import { isTaskId } from "../../tasks/task-record";
+import { isUuid } from "../../../db/sql";
 
 /**
  * JSON-RPC IDs of the `elicitation/create` requests a task's input requests go out as. They are
@@ -21,5 +21,5 @@ export function parseElicitationRequestId(id: unknown): { taskId: string; key: s
   if (colon < 0) return undefined;
   const taskId = rest.slice(0, colon);
   const key = rest.slice(colon + 1);
-  return isTaskId(taskId) && key.length > 0 ? { taskId, key } : undefined;
+  return isUuid(taskId) && key.length > 0 ? { taskId, key } : undefined;
 }

@@ -1,5 +1,5 @@
-import { getTaskFeed } from "../../tasks/task-feed";
-import type { TaskRecord } from "../../tasks/task-record";
+import { getTaskFeed } from "../../tasks";
+import type { TaskRecord } from "../../tasks";
 import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";

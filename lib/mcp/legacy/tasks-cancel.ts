@@ -1,5 +1,5 @@
-import { taskStatus } from "../../tasks/status-mapping";
-import { cancelTaskByHandle } from "../../tasks/task-actions";
+import { taskStatus } from "../../tasks";
+import { cancelTaskByHandle } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";

@@ -1,6 +1,6 @@
-import type { Principal } from "../../auth/api-keys";
-import { listKeyTasks, type TaskListPosition } from "../../tasks/task-list";
-import { isTaskId } from "../../tasks/task-record";
+import type { Principal } from "../../auth";
+import { listKeyTasks, type TaskListPosition } from "../../tasks";
+import { isUuid } from "../../../db/sql";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";
@@ -52,7 +52,7 @@ function decodeCursor(cursor: unknown, principal: Principal): TaskListPosition {
   } catch {
     throw invalid();
   }
-  if (claims?.v !== 1 || claims.k !== principal.keyId || !isTaskId(claims.i) || typeof claims.t !== "string") throw invalid();
+  if (claims?.v !== 1 || claims.k !== principal.keyId || !isUuid(claims.i) || typeof claims.t !== "string") throw invalid();
   const createdAt = new Date(claims.t);
   if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== claims.t) throw invalid();
   return { createdAt, id: claims.i };

@@ -1,4 +1,4 @@
-import { waitForTask } from "../../tasks/wait-for-task";
+import { waitForTask } from "../../tasks";
 import { type JsonRpcId, jsonResponse } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";

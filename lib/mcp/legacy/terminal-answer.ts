@@ -1,4 +1,4 @@
-import type { TaskRecord } from "../../tasks/task-record";
+import type { TaskRecord } from "../../tasks";
 import { type JsonRpcId, rpcError, rpcResult } from "../json-rpc";
 import { META } from "../server-info";
 import { cancelledResult } from "../tool-invocation";

@@ -1,6 +1,6 @@
-import { readTaskHandle, type TaskRecord } from "../../tasks/task-record";
-import { isTerminalTaskStatus, taskStatus } from "../../tasks/status-mapping";
-import { getTaskFeed } from "../../tasks/task-feed";
+import { readTaskHandle, type TaskRecord } from "../../tasks";
+import { isTerminalTaskStatus, taskStatus } from "../../tasks";
+import { getTaskFeed } from "../../tasks";
 import { type JsonRpcId, McpError, RPC, isRecord, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";

@@ -1,6 +1,6 @@
-import type { InputResponse } from "../../engine/workflow";
-import { answerTaskByHandle, cancelTaskByHandle } from "../../tasks/task-actions";
-import { readTaskHandle } from "../../tasks/task-record";
+import type { InputResponse } from "../../engine";
+import { answerTaskByHandle, cancelTaskByHandle } from "../../tasks";
+import { readTaskHandle } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";

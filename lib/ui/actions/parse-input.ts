@@ -9,8 +9,3 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   const field = issue?.path.join(".");
   throw new AppError("bad_request", field ? `${field}: ${issue?.message}` : (issue?.message ?? "Invalid input."));
 }
-
-/** Postgres unique_violation (23505). */
-export function uniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "23505";
-}

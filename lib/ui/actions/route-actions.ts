@@ -2,13 +2,14 @@ import "server-only";
 import { z } from "zod";
 import { disableRoute, insertRouteRevision } from "../../../db/queries/routes";
 import { findTenantById } from "../../../db/queries/tenants";
-import { shippedWorkflows } from "../../../workers/workflows";
-import type { OperatorContext } from "../../auth/operator-context";
-import { requireOperator } from "../../auth/require-operator";
+import { shippedWorkflows } from "../../../workflows/demo";
+import type { OperatorContext } from "../../auth";
+import { requireOperator } from "../../auth";
 import { AppError } from "../../errors";
-import { toolInputSchema } from "../../tasks/route-from-workflow";
+import { toolInputSchema } from "../../admin";
 import { audit } from "./audit";
-import { parseInput, uniqueViolation } from "./parse-input";
+import { parseInput } from "./parse-input";
+import { isUniqueViolation } from "../../../db/sql";
 
 const ZSaveRoute = z.object({
   tenantId: z.string(),
@@ -55,7 +56,7 @@ export async function saveRouteAction(ctx: OperatorContext, input: unknown): Pro
     audit("route.revise", { operatorId: operator.id, tenantId, tool: route.tool_name, revision: route.revision });
     return { revision: route.revision };
   } catch (error) {
-    if (uniqueViolation(error)) throw new AppError("conflict", "Someone else revised this tool at the same moment; try again.");
+    if (isUniqueViolation(error)) throw new AppError("conflict", "Someone else revised this tool at the same moment; try again.");
     throw error;
   }
 }

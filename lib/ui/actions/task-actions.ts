@@ -1,11 +1,11 @@
 import "server-only";
 import { z } from "zod";
-import { findPendingInput, findTaskTenant } from "../../../db/queries/task-detail";
-import { cancelRun } from "../../engine/ops/cancel-run";
-import { provideInput } from "../../engine/ops/provide-input";
-import type { InputResponse } from "../../engine/workflow";
-import type { OperatorContext } from "../../auth/operator-context";
-import { requireOperator } from "../../auth/require-operator";
+import { findPendingInput, findTaskTenant } from "../../tasks";
+import { cancelRun } from "../../engine";
+import { provideInput } from "../../engine";
+import type { InputResponse } from "../../engine";
+import type { OperatorContext } from "../../auth";
+import { requireOperator } from "../../auth";
 import { AppError } from "../../errors";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";
 import { audit } from "./audit";

@@ -8,12 +8,13 @@ import {
   setOperatorDisabled,
 } from "../../../db/queries/operators";
 import { createTenant, findTenantById } from "../../../db/queries/tenants";
-import { hashPassword } from "../../auth/passwords";
-import type { OperatorContext } from "../../auth/operator-context";
-import { requireOperator } from "../../auth/require-operator";
+import { hashPassword } from "../../auth";
+import type { OperatorContext } from "../../auth";
+import { requireOperator } from "../../auth";
 import { AppError } from "../../errors";
 import { audit } from "./audit";
-import { parseInput, uniqueViolation } from "./parse-input";
+import { parseInput } from "./parse-input";
+import { isUniqueViolation } from "../../../db/sql";
 
 // Tenants, operators and memberships: admin only (security-auth.md §6 item 20).
 
@@ -30,7 +31,7 @@ export async function createTenantAction(ctx: OperatorContext, input: unknown): 
     audit("tenant.create", { operatorId: operator.id, tenantId: tenant.id, slug });
     return { slug: tenant.slug };
   } catch (error) {
-    if (uniqueViolation(error)) throw new AppError("conflict", `A tenant "${slug}" already exists.`);
+    if (isUniqueViolation(error)) throw new AppError("conflict", `A tenant "${slug}" already exists.`);
     throw error;
   }
 }
@@ -49,7 +50,7 @@ export async function createOperatorAction(ctx: OperatorContext, input: unknown)
     audit("operator.create", { operatorId: admin.id, createdOperatorId: created.id, role: created.role });
     return { id: created.id };
   } catch (error) {
-    if (uniqueViolation(error)) throw new AppError("conflict", "An operator with that email already exists.");
+    if (isUniqueViolation(error)) throw new AppError("conflict", "An operator with that email already exists.");
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import "server-only";
-import type { OperatorContext } from "../../auth/operator-context";
-import { requireOperator } from "../../auth/require-operator";
-import { createLogger } from "../../engine/logger";
+import type { OperatorContext } from "../../auth";
+import { requireOperator } from "../../auth";
+import { createLogger } from "../../engine";
 import { AppError, coerceError, isAppError } from "../../errors";
 import { presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
 import { presentTaskPage } from "../presenters/task-list";

@@ -1,7 +1,7 @@
 import "server-only";
-import { listInbox } from "../../../db/queries/task-detail";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
+import { listInbox } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
 import { type FormField, fieldsFromSchema } from "../schema-form";
 
 export type InboxItem = { taskId: string; key: string; route: string; message: string; requestedAt: string; fields: FormField[] };

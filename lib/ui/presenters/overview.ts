@@ -1,9 +1,9 @@
 import "server-only";
-import { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "../../../db/queries/overview";
-import { listOnlineWorkers } from "../../../db/queries/workers";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
-import { RUN_STATUSES, type RunStatus } from "../../engine/states";
+import { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "../../tasks";
+import { listOnlineWorkers } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
+import { RUN_STATUSES, type RunStatus } from "../../engine";
 
 export type ChartSeries = { route: string; values: number[] };
 export type MinuteChart = { minutes: string[]; created: ChartSeries[]; finished: ChartSeries[] };

@@ -1,14 +1,8 @@
 import "server-only";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
-import type { RunStatus } from "../../engine/states";
-import {
-  listRetentionRunsForTenants,
-  listTombstonesInTenants,
-  readRetentionFence,
-  readRetentionSettings,
-  type TombstoneDetail,
-} from "../../tasks/retention-views";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
+import type { RunStatus } from "../../engine";
+import { listRetentionRunsForTenants, listTombstonesInTenants, readRetentionFence, readRetentionSettings, type TombstoneDetail } from "../../tasks";
 
 export const RETENTION_RUNS_SHOWN = 20;
 export const TOMBSTONE_PAGE_SIZE = 25;

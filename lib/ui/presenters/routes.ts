@@ -1,9 +1,9 @@
 import "server-only";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
-import { listOnlineWorkers } from "../../../db/queries/workers";
-import { shippedWorkflows } from "../../../workers/workflows";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
+import { listOnlineWorkers } from "../../tasks";
+import { shippedWorkflows } from "../../../workflows/demo";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
 import { listVisibleTenants } from "./tenants";
 
 export type RouteItem = {

@@ -1,4 +1,4 @@
-import type { RunStatus } from "../../engine/states";
+import type { RunStatus } from "../../engine";
 
 /** How run statuses read in the UI (and the list's status filter options). Safe for client code. */
 export const STATUS_LABEL: Record<RunStatus, string> = {

@@ -1,10 +1,11 @@
 import "server-only";
-import { findTaskDetail, listTaskEvents, type RunEventRow } from "../../../db/queries/task-detail";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle, WaitDetail } from "../../engine/ops/types";
-import type { RunStatus } from "../../engine/states";
-import type { InputRequest } from "../../engine/workflow";
-import { findTombstoneInTenants } from "../../tasks/retention-views";
+import { findTaskDetail, listTaskEvents, type RunEventRow } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
+import type { WaitDetail } from "../../engine";
+import type { RunStatus } from "../../engine";
+import type { InputRequest } from "../../engine";
+import { findTombstoneInTenants } from "../../tasks";
 import { formatMs } from "./retention";
 
 export const EVENT_PAGE_SIZE = 20;

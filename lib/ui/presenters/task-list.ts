@@ -1,7 +1,7 @@
 import "server-only";
-import { idPrefixRange, listTaskPage, type TaskListRow } from "../../../db/queries/task-list";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
+import { idPrefixRange, listTaskPage, type TaskListRow } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
 import { AppError } from "../../errors";
 import { isStatusFilter, STATUS_FILTERS } from "./status-labels";
 

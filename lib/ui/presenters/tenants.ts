@@ -2,8 +2,8 @@ import "server-only";
 import { listApiKeys } from "../../../db/queries/api-keys";
 import { listOperators, listTenantMembers } from "../../../db/queries/operators";
 import { findScopedTenantBySlug, listTenants, type TenantRow } from "../../../db/queries/tenants";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { listOnlineWorkers } from "../../../db/queries/workers";
-import type { Operator } from "../../auth/require-operator";
-import type { SqlHandle } from "../../engine/ops/types";
+import { listOnlineWorkers } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { SqlHandle } from "../../../db/client";
 
 export type WorkerItem = { id: string; host: string; workflows: string[]; concurrency: string; startedAt: string; heartbeatAt: string; leases: number };
 

@@ -1,4 +1,4 @@
-import type { Diagnosis } from "@/lib/tasks/diagnose-task";
+import type { Diagnosis } from "@/lib/tasks";
 
 const TONE: Record<Diagnosis["tone"], string> = {
   ok: "border-emerald-200 bg-emerald-50 text-emerald-900",

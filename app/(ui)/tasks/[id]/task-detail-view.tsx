@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { diagnoseTask } from "@/lib/tasks/diagnose-task";
+import { diagnoseTask } from "@/lib/tasks";
 import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../../_components/progress-bar";

@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/lib/auth/operator-auth";
+import { authOptions } from "@/lib/auth";
 
 // GET|POST /api/auth/* – next-auth (sign-in with email and password, sign-out, CSRF token, session).
 const handler = NextAuth(authOptions);

@@ -1,4 +1,4 @@
-import { webContext } from "@/lib/auth/web-context";
+import { webContext } from "@/lib/auth";
 import { handleTaskList } from "@/lib/ui/handlers/task-handlers";
 
 export const dynamic = "force-dynamic";

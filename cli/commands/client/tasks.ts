@@ -1,0 +1,110 @@
+import type { InputResponse } from "../../../lib/client";
+import { CliError, intOption, positionals, UsageError } from "../../args";
+import { CLIENT_OPTIONS, connectClient } from "../../connect";
+import { EXIT, exitCodeOfTask } from "../../exit-codes";
+import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../../input";
+import { print, printJson } from "../../output";
+import { printTask, progressPrinter, reportOutcome, statusLine } from "../../render";
+import { DEADLINE_OPTION } from "./call";
+import { diagnoseIfPossible } from "./diagnosis";
+import { registerCommand } from "../registry";
+
+registerCommand({
+  name: "tasks",
+  summary: "Follow, answer and cancel tasks",
+  section: "client",
+  verbs: [
+    {
+      name: "get",
+      args: "<id>",
+      summary: "Show a task and, where the store is reachable, why it is where it is (exit code: its outcome when terminal, 0 while active)",
+      options: CLIENT_OPTIONS,
+      async run(parsed, io) {
+        const [id] = positionals(parsed, ["id"]) as [string];
+        const task = await (await connectClient(parsed, io)).getTask(id, io.signal);
+        const diagnosis = await diagnoseIfPossible(parsed, io, id);
+        if (parsed.flags.has("json")) printJson(io, diagnosis ? { ...task, diagnosis } : task);
+        else {
+          printTask(io, task);
+          if (diagnosis) {
+            print(io.stdout, `diagnosis: ${diagnosis.headline}`);
+            for (const note of diagnosis.notes) print(io.stdout, `  - ${note}`);
+          }
+        }
+        return exitCodeOfTask(task);
+      },
+    },
+    {
+      name: "wait",
+      args: "<id>",
+      summary: "Wait for a task's outcome, answering input (--input, or prompts on a terminal)",
+      options: [DEADLINE_OPTION, INPUT_OPTION, ...CLIENT_OPTIONS],
+      async run(parsed, io) {
+        const [id] = positionals(parsed, ["id"]) as [string];
+        const deadlineMs = intOption(parsed, "deadline-ms", { min: 0 });
+        const onInputRequest = inputHandler(parseInputs(parsed.values.get("input") ?? []), io);
+        const client = await connectClient(parsed, io);
+        const outcome = await client.waitTask(id, { deadlineMs, onInputRequest, signal: io.signal, onUpdate: progressPrinter(io) });
+        return reportOutcome(io, outcome, parsed.flags.has("json"));
+      },
+    },
+    {
+      name: "cancel",
+      args: "<id>",
+      summary: "Request cancellation (cooperative; a terminal task is left as it is)",
+      options: CLIENT_OPTIONS,
+      async run(parsed, io) {
+        const [id] = positionals(parsed, ["id"]) as [string];
+        const client = await connectClient(parsed, io);
+        await client.cancelTask(id, io.signal);
+        const task = await client.getTask(id, io.signal);
+        if (parsed.flags.has("json")) printJson(io, { taskId: id, cancelRequested: true, status: task.status, task });
+        else print(io.stdout, `Cancellation requested; task ${id} is ${statusLine(task)}`);
+        return EXIT.completed;
+      },
+    },
+    {
+      name: "answer",
+      args: "<id>",
+      summary: "Answer a task's input requests by key",
+      options: [{ ...INPUT_OPTION, required: true }, ...CLIENT_OPTIONS],
+      notes: [`Example: runifold tasks answer <id> --input decision='{"decision":"approve","comment":"ok"}'`],
+      async run(parsed, io) {
+        const [id] = positionals(parsed, ["id"]) as [string];
+        const inputs = parseInputs(parsed.values.get("input") ?? []);
+        const client = await connectClient(parsed, io);
+        const task = await client.getTask(id, io.signal);
+        if (task.status !== "input_required") throw new CliError(`Task ${id} is ${task.status}; it is not waiting for input`);
+        const pending = task.inputRequests ?? {};
+        const unknown = [...inputs.keys()].filter((key) => !(key in pending));
+        if (unknown.length > 0) {
+          throw new UsageError(`Task ${id} is not asking for ${unknown.join(", ")} (pending: ${Object.keys(pending).join(", ") || "none"})`);
+        }
+        const responses: Record<string, InputResponse> = {};
+        for (const [key, value] of inputs) responses[key] = toInputResponse(key, value, pending[key]);
+        await client.updateTask(id, responses, io.signal);
+        const answered = Object.keys(responses);
+        if (parsed.flags.has("json")) printJson(io, { taskId: id, answered });
+        else print(io.stdout, `Answered ${answered.join(", ")} for task ${id}`);
+        return EXIT.completed;
+      },
+    },
+    {
+      name: "listen",
+      args: "<id...>",
+      summary: "Print each task's state, then every change, until all are terminal",
+      options: CLIENT_OPTIONS,
+      notes: ["With --json: one JSON task snapshot per line."],
+      async run(parsed, io) {
+        const ids = positionals(parsed, ["id"], "id");
+        const client = await connectClient(parsed, io);
+        for await (const task of client.listenTasks(ids, { signal: io.signal })) {
+          if (parsed.flags.has("json")) printJson(io, task);
+          else print(io.stdout, `${new Date().toISOString()} ${task.taskId} ${statusLine(task)}`);
+        }
+        return io.signal.aborted ? EXIT.interrupted : EXIT.completed;
+      },
+    },
+  ],
+});
+

@@ -1,0 +1,14 @@
+/**
+ * Every CLI command group, registered on import (see registry.ts). To add a group, write
+ * commands/<name>.ts calling registerCommand(...) and add one `import "./<name>";` line here.
+ */
+import "./admin/tenants";
+import "./admin/keys";
+import "./admin/routes";
+import "./admin/operators";
+import "./admin/demo";
+import "./client/call";
+import "./client/tasks";
+import "./admin/retention";
+
+export { type CliIo, type CommandGroup, commands, registerCommand, type Verb } from "./registry";

@@ -1,0 +1,1 @@
+export { routeFromWorkflow, toolInputSchema } from "./route-from-workflow";

@@ -1,0 +1,47 @@
+import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
+import type { SqlHandle } from "../../../db/client";
+import { type Diagnosis, diagnoseTask } from "../diagnose-task";
+import { isUuid } from "../../../db/sql";
+import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
+
+/**
+ * The diagnosis of one run, read from the store (two queries: the run with its outstanding input
+ * keys and terminal payload, and the online workers). For operators' tools — the CLI's
+ * `tasks get` — since it names workers and workflow versions that API clients are not shown.
+ */
+export async function readDiagnosis(sql: SqlHandle, params: { tenantId: string; taskId: string }, now = new Date()): Promise<Diagnosis | undefined> {
+  if (!isUuid(params.taskId)) return undefined;
+  const [run] = await sql.unsafe(
+    `SELECT r.status, r.workflow_key, r.created_at, r.updated_at, r.finished_at, r.wait_detail, r.lease_owner, r.lease_expires_at,
+            r.status_message,
+            ${HANDLE_EXPIRED_SQL} AS handle_expired,
+            (SELECT coalesce(jsonb_agg(i.key ORDER BY i.key), '[]'::jsonb) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL) AS pending,
+            ${TERMINAL_PAYLOAD_SQL} AS terminal
+     FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
+    [params.taskId, params.tenantId],
+  );
+  if (!run) return undefined;
+  const workers = await sql.unsafe<{ id: string; workflows: string[] }[]>(
+    `SELECT id, workflows FROM worker_registrations
+     WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => $1 / 1000.0)`,
+    [WORKER_ONLINE_WINDOW_MS],
+  );
+  return diagnoseTask(
+    {
+      status: run.status,
+      workflowKey: run.workflow_key,
+      createdAt: run.created_at,
+      updatedAt: run.updated_at,
+      finishedAt: run.finished_at,
+      waitDetail: run.wait_detail,
+      leaseOwner: run.lease_owner,
+      leaseExpiresAt: run.lease_expires_at,
+      pendingInputKeys: run.pending,
+      handleExpired: run.handle_expired,
+      statusMessage: run.status_message,
+      terminal: run.terminal ?? undefined,
+    },
+    workers,
+    now,
+  );
+}

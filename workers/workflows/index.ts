@@ -1,7 +1,0 @@
-import { createRegistry } from "../../lib/engine/workflow";
-import { approveExpense } from "./approve-expense";
-import { conformanceWorkflows } from "./conformance";
-import { generateReport } from "./generate-report";
-
-/** Every workflow this build ships; workers serve all of them and the web app validates inputs with them. */
-export const shippedWorkflows = createRegistry([generateReport, approveExpense, ...conformanceWorkflows]);

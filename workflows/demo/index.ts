@@ -1,0 +1,7 @@
+import { createRegistry } from "../../lib/engine";
+import { approveExpense } from "./approve-expense";
+import { conformanceWorkflows } from "./conformance";
+import { generateReport } from "./generate-report";
+
+/** Every workflow this build ships; workers serve all of them and the web app validates inputs with them. */
+export const shippedWorkflows = createRegistry([generateReport, approveExpense, ...conformanceWorkflows]);
