@@ -7,9 +7,7 @@ export default function Home() {
       </header>
       <section className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
         <h2 className="text-sm font-medium uppercase tracking-wide text-slate-500">Status</h2>
-        <p className="mt-2 text-slate-700">
-          Database, migrations and online workers are reported by the health endpoint.
-        </p>
+        <p className="mt-2 text-slate-700">Database, migrations and online workers are reported by the health endpoint.</p>
         <a
           href="/api/health"
           className="mt-4 inline-block rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"

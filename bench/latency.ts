@@ -2,8 +2,7 @@
 // creates one run at a time (workers idle in between) and the step records when it started.
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { CHANNELS } from "../lib/engine";
-import { createRun } from "../lib/engine";
+import { CHANNELS, createRun } from "../lib/engine";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { spawnTs, stopAll, waitFor } from "./lib/procs";
@@ -15,13 +14,22 @@ export async function benchLatency(ctx: BenchContext) {
   const samples = ctx.quick ? 150 : 500;
   const url = await recreateDatabase(ctx.adminUrl, "bench_latency");
   const sql = postgres(url, { max: 4, onnotice: () => {} });
-  const env = { DATABASE_URL: url, RUNIFOLD_WORKER_CONCURRENCY: String(ctx.concurrency), RUNIFOLD_POLL_MS: "1000", RUNIFOLD_LEASE_MS: "30000" };
+  const env = {
+    DATABASE_URL: url,
+    RUNIFOLD_WORKER_CONCURRENCY: String(ctx.concurrency),
+    RUNIFOLD_POLL_MS: "1000",
+    RUNIFOLD_LEASE_MS: "30000",
+  };
   let worker: ReturnType<typeof spawnTs> | undefined;
   try {
     await migrate(sql);
     await sql`INSERT INTO tenants (id, slug, name) VALUES (${TENANT}, 'bench', 'Bench')`;
     worker = spawnTs("bench/procs/engine-worker.ts", env);
-    await waitFor(async () => Number((await sql`SELECT count(*) AS n FROM worker_registrations`)[0]?.n) === 1, 60_000, "worker registered");
+    await waitFor(
+      async () => Number((await sql`SELECT count(*) AS n FROM worker_registrations`)[0]?.n) === 1,
+      60_000,
+      "worker registered",
+    );
     const finished = new Set<string>();
     await sql.listen(CHANNELS.task, (id) => finished.add(id));
     const starts: { id: string; t0: number; created: number }[] = [];
@@ -33,7 +41,8 @@ export async function benchLatency(ctx: BenchContext) {
       if (i >= 20) starts.push({ id: run.id, t0, created }); // the first 20 warm up plans and connections
       await sleep(5 + Math.random() * 10); // workers idle again
     }
-    const rows = await sql`SELECT run_id, (output->>'startedAt')::float8 AS started FROM run_steps WHERE run_id IN ${sql(starts.map((s) => s.id))}`;
+    const rows =
+      await sql`SELECT run_id, (output->>'startedAt')::float8 AS started FROM run_steps WHERE run_id IN ${sql(starts.map((s) => s.id))}`;
     const started = new Map(rows.map((r) => [r.run_id as string, Number(r.started)]));
     const latency = starts.map((s) => (started.get(s.id) ?? Number.NaN) - s.t0);
     const createRtt = starts.map((s) => s.created - s.t0);
@@ -41,8 +50,15 @@ export async function benchLatency(ctx: BenchContext) {
     ctx.report.target("latency.enqueue_to_step_start.p50", stats.p50, "ms", "<=", 5);
     ctx.report.figure("latency.enqueue_to_step_start.p95", stats.p95, "ms");
     ctx.report.target("latency.enqueue_to_step_start.p99", stats.p99, "ms", "<=", 25);
-    ctx.report.figure("latency.create_round_trip.p50", summary(createRtt).p50, "ms", { note: "createRun commit, included in the figure above" });
-    ctx.report.attach("latency", { samples: stats.n, enqueueToStepStart: stats, createRoundTrip: summary(createRtt), mean: round(latency.reduce((a, b) => a + b, 0) / latency.length) });
+    ctx.report.figure("latency.create_round_trip.p50", summary(createRtt).p50, "ms", {
+      note: "createRun commit, included in the figure above",
+    });
+    ctx.report.attach("latency", {
+      samples: stats.n,
+      enqueueToStepStart: stats,
+      createRoundTrip: summary(createRtt),
+      mean: round(latency.reduce((a, b) => a + b, 0) / latency.length),
+    });
   } finally {
     if (worker) await stopAll([worker]);
     await sql.end();

@@ -50,7 +50,10 @@ export async function benchListQuery(ctx: BenchContext) {
   let reuse = await databaseExists(ctx.adminUrl, name);
   if (reuse) {
     const probe = postgres(url, { max: 1, onnotice: () => {} });
-    reuse = await probe`SELECT rows FROM bench_meta`.then((r) => r[0]?.rows === total, () => false);
+    reuse = await probe`SELECT rows FROM bench_meta`.then(
+      (r) => r[0]?.rows === total,
+      () => false,
+    );
     await probe.end();
   }
   if (!reuse) url = await recreateDatabase(ctx.adminUrl, name);
@@ -64,8 +67,11 @@ export async function benchListQuery(ctx: BenchContext) {
       ctx.log(`reusing ${name} (${total} runs${applied.length ? `; applied ${applied.join(", ")}` : ""})`);
     }
     const acme = (await sql`SELECT id FROM tenants WHERE slug = 'tenant-acme'`)[0]?.id as string;
-    const both = (await sql`SELECT array_agg(id) AS ids FROM tenants WHERE slug IN ('tenant-acme', 'bench-t3')`)[0]?.ids as string[];
-    const middle = (await sql`SELECT created_at, id FROM runs WHERE tenant_id = ${acme} ORDER BY created_at DESC, id DESC OFFSET ${Math.floor(total * 0.3)} LIMIT 1`)[0];
+    const both = (await sql`SELECT array_agg(id) AS ids FROM tenants WHERE slug IN ('tenant-acme', 'bench-t3')`)[0]
+      ?.ids as string[];
+    const middle = (
+      await sql`SELECT created_at, id FROM runs WHERE tenant_id = ${acme} ORDER BY created_at DESC, id DESC OFFSET ${Math.floor(total * 0.3)} LIMIT 1`
+    )[0];
     const after = middle ? { createdAt: (middle.created_at as Date).toISOString(), id: middle.id as string } : undefined;
     const shapes: { key: string; filters: TaskListFilters; target?: boolean }[] = [
       { key: "operator_tenant_first_page", filters: { scope: [acme], tenantId: acme, limit: PAGE }, target: true },
@@ -92,7 +98,9 @@ export async function benchListQuery(ctx: BenchContext) {
       ctx.report.figure(`list.${shape.key}.p99`, stats.p99, "ms");
       const plan = await explain(sql, shape.filters);
       explains[shape.key] = plan;
-      const scans = [...plan.matchAll(/(Index Only Scan|Bitmap Index Scan|Index Scan|Seq Scan)( Backward)? (?:using (\S+) )?on (\w+)/g)].map((m) => `${m[1]}${m[3] ? ` ${m[3]}` : ""} on ${m[4]}`);
+      const scans = [
+        ...plan.matchAll(/(Index Only Scan|Bitmap Index Scan|Index Scan|Seq Scan)( Backward)? (?:using (\S+) )?on (\w+)/g),
+      ].map((m) => `${m[1]}${m[3] ? ` ${m[3]}` : ""} on ${m[4]}`);
       process.stdout.write(`  plan ${shape.key}: ${[...new Set(scans)].join("; ")}\n`);
     }
     ctx.report.attach("list", { total, explains });
@@ -106,10 +114,11 @@ async function explain(sql: postgres.Sql, filters: TaskListFilters): Promise<str
   let captured: { query: string; params: unknown[] } | undefined;
   const spy = new Proxy(sql, {
     get(target, prop, receiver) {
-      if (prop === "unsafe") return (query: string, params: unknown[]) => {
-        captured = { query, params };
-        return Promise.resolve([]);
-      };
+      if (prop === "unsafe")
+        return (query: string, params: unknown[]) => {
+          captured = { query, params };
+          return Promise.resolve([]);
+        };
       return Reflect.get(target, prop, receiver);
     },
   });

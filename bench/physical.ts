@@ -27,7 +27,10 @@ async function commitLoop(url: string, connections: number, seconds: number, kin
   }
 }
 
-export async function benchPhysical(ctx: BenchContext, throughput?: { runifold2PerSecond: number; transitionsPerRun: number; connections2: number }) {
+export async function benchPhysical(
+  ctx: BenchContext,
+  throughput?: { runifold2PerSecond: number; transitionsPerRun: number; connections2: number },
+) {
   const seconds = ctx.quick ? 2 : 8;
   const url = await recreateDatabase(ctx.adminUrl, "bench_physical");
   const setup = postgres(url, { max: 1, onnotice: () => {} });
@@ -40,15 +43,27 @@ export async function benchPhysical(ctx: BenchContext, throughput?: { runifold2P
   const results: Record<string, number> = {};
   for (const connections of [...new Set([1, 8, engineConnections])]) {
     results[`update_${connections}`] = await commitLoop(url, connections, seconds, "update");
-    ctx.report.figure(`physical.single_row_update_commits.conns_${connections}`, results[`update_${connections}`] as number, "commits/s");
+    ctx.report.figure(
+      `physical.single_row_update_commits.conns_${connections}`,
+      results[`update_${connections}`] as number,
+      "commits/s",
+    );
     results[`insert_${connections}`] = await commitLoop(url, connections, seconds, "insert");
-    ctx.report.figure(`physical.single_row_insert_commits.conns_${connections}`, results[`insert_${connections}`] as number, "commits/s");
+    ctx.report.figure(
+      `physical.single_row_insert_commits.conns_${connections}`,
+      results[`insert_${connections}`] as number,
+      "commits/s",
+    );
   }
   if (throughput) {
     const transitions = round(throughput.runifold2PerSecond * throughput.transitionsPerRun, 1);
-    ctx.report.figure("physical.runifold_transitions_per_s.workers_2", transitions, "transitions/s", { note: `${throughput.transitionsPerRun} write transactions per one-step run` });
+    ctx.report.figure("physical.runifold_transitions_per_s.workers_2", transitions, "transitions/s", {
+      note: `${throughput.transitionsPerRun} write transactions per one-step run`,
+    });
     const limit = Math.max(results[`update_${engineConnections}`] ?? 0, results[`insert_${engineConnections}`] ?? 0);
-    ctx.report.figure("ratio.runifold_transitions_vs_single_row_commits", round(transitions / limit, 2), "x", { note: `same ${engineConnections} connections` });
+    ctx.report.figure("ratio.runifold_transitions_vs_single_row_commits", round(transitions / limit, 2), "x", {
+      note: `same ${engineConnections} connections`,
+    });
   }
   ctx.report.attach("physical", { seconds, engineConnections, results });
 }

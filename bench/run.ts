@@ -3,7 +3,7 @@
 // databases may be created), runs each benchmark, prints one line per figure and writes
 // bench/results/latest.json. Targets are reported, never enforced (exit code 0 unless a bench crashed).
 import os from "node:os";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../db/embedded/embedded-postgres";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../db/embedded/embedded-postgres";
 import { benchLatency } from "./latency";
 import type { BenchContext } from "./lib/context";
 import { describeEnvironment } from "./lib/pg";
@@ -16,7 +16,10 @@ import { benchThroughput } from "./throughput";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const only = args
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
 const wants = (name: string) => !only || only.includes(name);
 const log = (line: string) => process.stdout.write(`# ${line}\n`);
 

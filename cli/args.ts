@@ -114,7 +114,8 @@ export function intOption(parsed: Parsed, name: string, bounds: { min?: number; 
 export function positionals(parsed: Parsed, names: string[], rest?: string): string[] {
   const missing = names.slice(parsed.positionals.length);
   if (missing.length > 0) throw new UsageError(`Missing <${missing[0]}>`);
-  if (!rest && parsed.positionals.length > names.length) throw new UsageError(`Unexpected argument "${parsed.positionals[names.length]}"`);
+  if (!rest && parsed.positionals.length > names.length)
+    throw new UsageError(`Unexpected argument "${parsed.positionals[names.length]}"`);
   return parsed.positionals;
 }
 

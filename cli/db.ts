@@ -1,10 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDb, type Sql } from "../db/client";
-import { findTenantBySlug, type TenantRow } from "../db/queries/tenants";
 import type { SqlHandle } from "../db/client";
-import { readEnv } from "../lib/env";
+import { createDb, type Sql } from "../db/client";
 import { resolveDatabaseUrl } from "../db/embedded/database-url";
+import { findTenantBySlug, type TenantRow } from "../db/queries/tenants";
+import { readEnv } from "../lib/env";
 import { CliError } from "./args";
 import type { CliIo } from "./commands/registry";
 

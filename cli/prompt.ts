@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
-import { type FormField, fieldsFromSchema, type RawValue, validateForm } from "../lib/ui/schema-form";
 import type { ElicitParams, InputRequest, InputResponse } from "../lib/client";
+import { type FormField, fieldsFromSchema, type RawValue, validateForm } from "../lib/ui/schema-form";
 
 export type PromptStreams = {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -16,7 +16,8 @@ function hint(field: FormField): string {
   if (field.kind === "boolean") parts.push("y/n");
   if (field.kind === "number") parts.push(field.integer ? "integer" : "number");
   if (field.kind === "multi") parts.push("comma-separated");
-  if (field.default !== undefined) parts.push(`default ${Array.isArray(field.default) ? field.default.join(",") : String(field.default)}`);
+  if (field.default !== undefined)
+    parts.push(`default ${Array.isArray(field.default) ? field.default.join(",") : String(field.default)}`);
   if (!field.required) parts.push("optional");
   return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }
@@ -25,13 +26,18 @@ function hint(field: FormField): string {
 function rawValue(field: FormField, answer: string): RawValue {
   if (answer === "") {
     if (field.default === undefined) return field.kind === "multi" ? [] : undefined;
-    return Array.isArray(field.default) ? field.default : typeof field.default === "boolean" ? field.default : String(field.default);
+    return Array.isArray(field.default)
+      ? field.default
+      : typeof field.default === "boolean"
+        ? field.default
+        : String(field.default);
   }
   if (field.kind === "boolean") return TRUE.test(answer) ? true : FALSE.test(answer) ? false : answer;
   if (field.kind === "enum") {
     const index = Number(answer);
     const byIndex = Number.isInteger(index) ? field.options[index - 1] : undefined;
-    const byLabel = field.options.find((o) => o.value === answer) ?? field.options.find((o) => o.label.toLowerCase() === answer.toLowerCase());
+    const byLabel =
+      field.options.find((o) => o.value === answer) ?? field.options.find((o) => o.label.toLowerCase() === answer.toLowerCase());
     return (byLabel ?? byIndex)?.value ?? answer;
   }
   if (field.kind === "multi") return answer.split(",").map((part) => part.trim());
@@ -44,10 +50,18 @@ function rawValue(field: FormField, answer: string): RawValue {
  * `:cancel` at any prompt refuses the request. Undefined when it cannot be answered here (not an
  * elicitation, input closed, aborted).
  */
-export async function promptForInput(key: string, request: InputRequest, streams: PromptStreams): Promise<InputResponse | undefined> {
+export async function promptForInput(
+  key: string,
+  request: InputRequest,
+  streams: PromptStreams,
+): Promise<InputResponse | undefined> {
   if (request.method !== "elicitation/create") return undefined;
   const params = (request.params ?? {}) as ElicitParams;
-  const rl = createInterface({ input: streams.input, output: streams.output, terminal: Boolean(streams.input.isTTY && streams.output.isTTY) });
+  const rl = createInterface({
+    input: streams.input,
+    output: streams.output,
+    terminal: Boolean(streams.input.isTTY && streams.output.isTTY),
+  });
   const lines = rl[Symbol.asyncIterator]();
   const onAbort = () => rl.close();
   streams.signal?.addEventListener("abort", onAbort, { once: true });
@@ -71,7 +85,10 @@ export async function promptForInput(key: string, request: InputRequest, streams
         if (answer === undefined) return undefined;
         if (answer === ":decline" || answer === ":cancel") return { action: answer === ":decline" ? "decline" : "cancel" };
         const value = rawValue(field, answer);
-        const problem = field.kind === "boolean" && typeof value === "string" ? "Answer y or n" : validateForm([field], { [field.key]: value }).errors[field.key];
+        const problem =
+          field.kind === "boolean" && typeof value === "string"
+            ? "Answer y or n"
+            : validateForm([field], { [field.key]: value }).errors[field.key];
         if (!problem) {
           raw[field.key] = value;
           break;

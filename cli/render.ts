@@ -5,8 +5,10 @@ import { print, printJson } from "./output";
 
 /** A tool result for people: text blocks as text, other blocks (and bare structured content) as JSON. */
 export function printResult(io: CliIo, result: CallToolResult): void {
-  for (const block of result.content) print(io.stdout, block.type === "text" && typeof block.text === "string" ? block.text : JSON.stringify(block));
-  if (result.content.length === 0 && result.structuredContent) print(io.stdout, JSON.stringify(result.structuredContent, null, 2));
+  for (const block of result.content)
+    print(io.stdout, block.type === "text" && typeof block.text === "string" ? block.text : JSON.stringify(block));
+  if (result.content.length === 0 && result.structuredContent)
+    print(io.stdout, JSON.stringify(result.structuredContent, null, 2));
 }
 
 function messageOf(request: InputRequest): string {
@@ -31,7 +33,8 @@ export function printTask(io: CliIo, task: TaskView): void {
   if (task.error) rows.push(["error", `${task.error.message} (code ${task.error.code})`]);
   if (task.result?.isError) rows.push(["isError", "true (the tool reported an application error)"]);
   for (const row of rows) print(io.stdout, `${row[0].padEnd(8)} ${row[1]}`);
-  for (const [key, request] of Object.entries(task.inputRequests ?? {})) print(io.stdout, `input    ${key}: ${messageOf(request)}`);
+  for (const [key, request] of Object.entries(task.inputRequests ?? {}))
+    print(io.stdout, `input    ${key}: ${messageOf(request)}`);
   if (task.result) {
     print(io.stdout, "result:");
     printResult(io, task.result);
@@ -84,7 +87,9 @@ export function reportOutcome(io: CliIo, outcome: TaskOutcome, json: boolean): n
       io.stderr.write(`task ${id} is waiting for input:\n`);
       for (const [key, request] of Object.entries(outcome.inputRequests)) io.stderr.write(`  ${key}: ${messageOf(request)}\n`);
       const key = Object.keys(outcome.inputRequests)[0] ?? "KEY";
-      io.stderr.write(`answer with: runifold tasks answer ${id} --input ${key}='{...}'  (or: runifold tasks wait ${id} --input ...)\n`);
+      io.stderr.write(
+        `answer with: runifold tasks answer ${id} --input ${key}='{...}'  (or: runifold tasks wait ${id} --input ...)\n`,
+      );
       break;
     }
     case "timeout":

@@ -2,16 +2,19 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import postgres from "postgres";
+import { resolveDatabaseUrl } from "../db/embedded/database-url";
 import { createOperator } from "../db/queries/operators";
 import { hashPassword } from "../lib/auth";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
 
 /**
  * A short-lived connection to the stack's database: `npm test` passes DATABASE_URL; a standalone
  * `npm run test:e2e` finds the embedded instance under .data/e2e.
  */
 export async function withStackDatabase<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const url = resolveDatabaseUrl({ DATABASE_URL: process.env.DATABASE_URL, RUNIFOLD_DATA_DIR: process.env.DATABASE_URL ? undefined : ".data/e2e" });
+  const url = resolveDatabaseUrl({
+    DATABASE_URL: process.env.DATABASE_URL,
+    RUNIFOLD_DATA_DIR: process.env.DATABASE_URL ? undefined : ".data/e2e",
+  });
   const sql = postgres(url, { max: 2, onnotice: () => {} });
   try {
     return await fn(sql);

@@ -51,7 +51,10 @@ test("sign in, create a tenant, a key and routes", async () => {
 test("an MCP task appears live, is answered in the inbox, and completes with the decision", async () => {
   const tasks = new TasksPage(page);
   await tasks.goto();
-  const created = await mcp().result("tools/call", { name: "approve_expense", arguments: { expense_id: "E-42", amount: 99.5, description: "team lunch" } });
+  const created = await mcp().result("tools/call", {
+    name: "approve_expense",
+    arguments: { expense_id: "E-42", amount: 99.5, description: "team lunch" },
+  });
   // No reload: the list's own polling brings the new task in.
   await expect(tasks.row(created.taskId)).toBeVisible({ timeout: 15_000 });
   await expect(tasks.status(created.taskId)).toHaveText("waiting on input", { timeout: 15_000 });

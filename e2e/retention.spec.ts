@@ -48,7 +48,10 @@ test.afterAll(async () => {
 });
 
 test("a completed task is purged by a cleaner pass once its tenant's retention is zero", async () => {
-  const created = await mcp().result("tools/call", { name: "durable_report", arguments: { report_id: "purge-me", sections: 1, settle_ms: 0 } });
+  const created = await mcp().result("tools/call", {
+    name: "durable_report",
+    arguments: { report_id: "purge-me", sections: 1, settle_ms: 0 },
+  });
   taskId = created.taskId;
   expect((await mcp().waitFor(taskId, ["completed", "failed"], 30_000)).status).toBe("completed");
 
@@ -105,5 +108,11 @@ test("the purged task's page says when it was purged and with what final status"
   // The detail API answers the tombstone too.
   const api = await page.request.get(`/api/ui/tasks/${taskId}`);
   expect(api.status()).toBe(200);
-  expect(await api.json()).toMatchObject({ purged: true, id: taskId, status: "completed", tenantSlug: tenant, tool: "durable_report" });
+  expect(await api.json()).toMatchObject({
+    purged: true,
+    id: taskId,
+    status: "completed",
+    tenantSlug: tenant,
+    tool: "durable_report",
+  });
 });

@@ -13,7 +13,9 @@ describe("readEnv", () => {
   });
 
   it("refuses the insecure loopback tenant on a non-loopback bind", () => {
-    expect(() => readEnv({ RUNIFOLD_INSECURE_LOOPBACK_TENANT: "conformance", HOST: "0.0.0.0" })).toThrow(/RUNIFOLD_INSECURE_LOOPBACK_TENANT/);
+    expect(() => readEnv({ RUNIFOLD_INSECURE_LOOPBACK_TENANT: "conformance", HOST: "0.0.0.0" })).toThrow(
+      /RUNIFOLD_INSECURE_LOOPBACK_TENANT/,
+    );
     expect(readEnv({ RUNIFOLD_INSECURE_LOOPBACK_TENANT: "conformance" }).RUNIFOLD_INSECURE_LOOPBACK_TENANT).toBe("conformance");
   });
 });

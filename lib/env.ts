@@ -4,46 +4,48 @@ import { z } from "zod";
  * The process environment, parsed once. Every entry point calls `readEnv()`; a bad value fails fast
  * with a message naming the variable instead of surfacing later as an obscure runtime error.
  */
-const ZEnv = z.object({
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
-  PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  RUNIFOLD_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
-  RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** A crashed worker's runs become claimable again this long after its last sign of life. */
-  RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
-  RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
-  /** How often each worker attempts a retention pass (only one cleaner acts at a time). */
-  RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
-  RUNIFOLD_PUBLIC_URL: z.url().optional(),
-  RUNIFOLD_ALLOWED_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    ),
-  NEXTAUTH_SECRET: z.string().min(16).optional(),
-  /**
-   * Where local state lives (embedded PostgreSQL data and its published URL, the generated
-   * NEXTAUTH_SECRET). Relative paths resolve against the project root. Default: `.data`.
-   */
-  RUNIFOLD_DATA_DIR: z.string().min(1).optional(),
-  /**
-   * Test-only: maps unauthenticated loopback requests to this tenant slug (used for the conformance
-   * suite, which cannot send an Authorization header). Refused unless HOST is a loopback address.
-   */
-  RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
-  RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-}).refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
-  path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],
-  message: "only allowed when HOST is a loopback address (127.0.0.1, ::1 or localhost)",
-});
+const ZEnv = z
+  .object({
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    RUNIFOLD_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+    RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    /** A crashed worker's runs become claimable again this long after its last sign of life. */
+    RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
+    RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
+    /** How often each worker attempts a retention pass (only one cleaner acts at a time). */
+    RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
+    RUNIFOLD_PUBLIC_URL: z.url().optional(),
+    RUNIFOLD_ALLOWED_ORIGINS: z
+      .string()
+      .default("")
+      .transform((value) =>
+        value
+          .split(",")
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      ),
+    NEXTAUTH_SECRET: z.string().min(16).optional(),
+    /**
+     * Where local state lives (embedded PostgreSQL data and its published URL, the generated
+     * NEXTAUTH_SECRET). Relative paths resolve against the project root. Default: `.data`.
+     */
+    RUNIFOLD_DATA_DIR: z.string().min(1).optional(),
+    /**
+     * Test-only: maps unauthenticated loopback requests to this tenant slug (used for the conformance
+     * suite, which cannot send an Authorization header). Refused unless HOST is a loopback address.
+     */
+    RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
+    RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  })
+  .refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
+    path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],
+    message: "only allowed when HOST is a loopback address (127.0.0.1, ::1 or localhost)",
+  });
 
 export type Env = z.infer<typeof ZEnv>;
 

@@ -32,7 +32,10 @@ export class AppError extends Error {
   }
 
   toResponse(): Response {
-    return Response.json({ error: this.code, message: this.message }, { status: this.status, headers: { "cache-control": "no-store" } });
+    return Response.json(
+      { error: this.code, message: this.message },
+      { status: this.status, headers: { "cache-control": "no-store" } },
+    );
   }
 }
 

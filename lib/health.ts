@@ -1,5 +1,5 @@
-import { migrationsApplied } from "../db/migrate";
 import type { Sql } from "../db/client";
+import { migrationsApplied } from "../db/migrate";
 import { WORKER_ONLINE_WINDOW_MS } from "./engine";
 
 export type Health = {

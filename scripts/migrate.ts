@@ -1,9 +1,9 @@
 // `npm run db:migrate`: applies pending migrations to DATABASE_URL (or the embedded instance a
 // running `npm start` published) and prints what it applied.
 import { createDb } from "../db/client";
+import { resolveDatabaseUrl } from "../db/embedded/database-url";
 import { migrate } from "../db/migrate";
 import { readEnv } from "../lib/env";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
 
 async function main() {
   const { sql } = createDb(resolveDatabaseUrl(readEnv()), { max: 1, name: "runifold-migrate" });

@@ -40,7 +40,10 @@ export function runConformance(url: string, outDir: string): { passed: number; f
     const dir = path.join(outDir, scenario);
     mkdirSync(dir, { recursive: true });
     // No --spec-version: extension scenarios are off the spec timeline and would be skipped.
-    const run = spawnSync(NODE22, [CLI, "server", "--url", url, "--scenario", scenario, "-o", dir], { encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(NODE22, [CLI, "server", "--url", url, "--scenario", scenario, "-o", dir], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     const checks = readChecks(dir);
     if (checks.length === 0) {
       totals.failed += 1;
@@ -51,7 +54,9 @@ export function runConformance(url: string, outDir: string): { passed: number; f
       if (check.status === "SUCCESS") totals.passed += 1;
       else if (check.status === "FAILURE") totals.failed += 1;
       else totals.skipped += 1;
-      console.log(`${check.status.padEnd(8)} ${scenario} ${check.id}${check.status === "FAILURE" ? `: ${check.errorMessage ?? ""}` : ""}`);
+      console.log(
+        `${check.status.padEnd(8)} ${scenario} ${check.id}${check.status === "FAILURE" ? `: ${check.errorMessage ?? ""}` : ""}`,
+      );
     }
   }
   return totals;

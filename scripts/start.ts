@@ -3,11 +3,11 @@
 // signal kills everything at once.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { readEnv } from "../lib/env";
-import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
 import { resolveDataRoot } from "../db/embedded/database-url";
+import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
+import { readEnv } from "../lib/env";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
-import { localOrigin, prepareDatabase, type SeedResult, stopPostgres, Supervisor } from "./lib/stack";
+import { localOrigin, prepareDatabase, type SeedResult, Supervisor, stopPostgres } from "./lib/stack";
 import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";
 
 const log = (line: string) => process.stdout.write(`[runifold] ${line}\n`);
@@ -96,10 +96,18 @@ async function main() {
     NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? env.RUNIFOLD_PUBLIC_URL ?? origin,
     NODE_ENV: "production",
   };
-  const stack = new Supervisor({ projectRoot: root, host: env.HOST, port: env.PORT, workers: env.RUNIFOLD_WORKERS, env: childEnv, log });
+  const stack = new Supervisor({
+    projectRoot: root,
+    host: env.HOST,
+    port: env.PORT,
+    workers: env.RUNIFOLD_WORKERS,
+    env: childEnv,
+    log,
+  });
   supervisor = stack;
   stack.start();
-  const publish = () => writeSupervisorState(dataRoot, { pid: process.pid, ...stack.pids(), postgres: embedded?.pid, url: origin });
+  const publish = () =>
+    writeSupervisorState(dataRoot, { pid: process.pid, ...stack.pids(), postgres: embedded?.pid, url: origin });
   publish();
   const refresh = setInterval(publish, 2_000); // worker restarts change pids
   refresh.unref();

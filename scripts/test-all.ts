@@ -14,10 +14,10 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../db/embedded/embedded-postgres";
-import { killAllNow, runCommand, track } from "./lib/children";
-import { prepareDatabase, stopPostgres, Supervisor } from "./lib/stack";
-import { extraSuites } from "./test-suites";
 import { freePort } from "../db/embedded/free-port";
+import { killAllNow, runCommand, track } from "./lib/children";
+import { prepareDatabase, Supervisor, stopPostgres } from "./lib/stack";
+import { extraSuites } from "./test-suites";
 
 const root = process.cwd();
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -52,7 +52,9 @@ function countsFrom(file: string, code: number, pick: (report: Report) => [numbe
 /** Vitest's Jest-style report; a file that failed to load (no failed test inside) counts as one failure. */
 function vitestCounts(report: Report): [number, number] {
   const files = (report.testResults ?? []) as { status: string; assertionResults?: { status: string }[] }[];
-  const brokenFiles = files.filter((f) => f.status === "failed" && !f.assertionResults?.some((a) => a.status === "failed")).length;
+  const brokenFiles = files.filter(
+    (f) => f.status === "failed" && !f.assertionResults?.some((a) => a.status === "failed"),
+  ).length;
   return [Number(report.numPassedTests ?? 0), Number(report.numFailedTests ?? 0) + brokenFiles];
 }
 
@@ -76,7 +78,7 @@ process.on("exit", () => killAllNow());
 
 async function main() {
   await once("typecheck", bin("tsc"), ["--noEmit"]);
-  await once("lint", bin("biome"), ["lint", "."]);
+  await once("lint", bin("biome"), ["check", "."]);
   const built = await once("build", process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"]);
 
   const vitestJson = path.join(root, "test-results", "vitest.json");
@@ -112,9 +114,21 @@ async function e2e() {
     await admin.end();
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
-    const db = await prepareDatabase({ projectRoot: root, dataRoot: path.join(root, ".data"), databaseUrl: url.toString(), embeddedName: "e2e-pg", log: say });
+    const db = await prepareDatabase({
+      projectRoot: root,
+      dataRoot: path.join(root, ".data"),
+      databaseUrl: url.toString(),
+      embeddedName: "e2e-pg",
+      log: say,
+    });
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: db.url, NEXTAUTH_SECRET: randomBytes(24).toString("hex"), NEXTAUTH_URL: `http://127.0.0.1:${port}`, RUNIFOLD_LOG_LEVEL: "warn" };
+    const env = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
+      NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+      RUNIFOLD_LOG_LEVEL: "warn",
+    };
     supervisor = new Supervisor({ projectRoot: root, host: "127.0.0.1", port, workers: 1, env, log: say });
     supervisor.start();
     await supervisor.waitHealthy(120_000);
@@ -165,11 +179,18 @@ async function conformance(env: NodeJS.ProcessEnv, expose: (stack: Supervisor) =
   expose(stack);
   stack.start();
   await stack.waitHealthy(60_000);
-  const args = ["--import", "tsx", path.join(root, "scripts", "run-conformance.ts"), `${stack.origin}/api/mcp`, path.join(root, "test-results", "conformance")];
+  const args = [
+    "--import",
+    "tsx",
+    path.join(root, "scripts", "run-conformance.ts"),
+    `${stack.origin}/api/mcp`,
+    path.join(root, "test-results", "conformance"),
+  ];
   say(`conformance: run-conformance.ts ${stack.origin}/api/mcp`);
   const { code, output } = await runTee(process.execPath, args, env);
   const summary = [...output.matchAll(/^(\d+) passed, (\d+) failed\s*$/gm)].at(-1);
-  if (summary) record("conformance (tasks-*)", Number(summary[1]), Number(summary[2]) + (code !== 0 && summary[2] === "0" ? 1 : 0));
+  if (summary)
+    record("conformance (tasks-*)", Number(summary[1]), Number(summary[2]) + (code !== 0 && summary[2] === "0" ? 1 : 0));
   else record("conformance (tasks-*)", 0, 1);
   await stack.stop(10_000);
 }
@@ -207,7 +228,8 @@ main()
     const passed = results.reduce((sum, r) => sum + r.passed, 0);
     const failed = results.reduce((sum, r) => sum + r.failed, 0);
     process.stdout.write("\n");
-    for (const r of results) process.stdout.write(`  ${r.failed ? "FAIL" : "ok  "} ${r.name}: ${r.passed} passed, ${r.failed} failed\n`);
+    for (const r of results)
+      process.stdout.write(`  ${r.failed ? "FAIL" : "ok  "} ${r.name}: ${r.passed} passed, ${r.failed} failed\n`);
     process.stdout.write(`${passed} passed, ${failed} failed\n`);
     process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
   });

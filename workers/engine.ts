@@ -1,6 +1,7 @@
 // `npm run worker`: one worker process serving every shipped workflow.
-import { runWorkerProcess } from "./run-worker-process";
+
 import { shippedWorkflows } from "../workflows/demo";
+import { runWorkerProcess } from "./run-worker-process";
 
 runWorkerProcess(shippedWorkflows).catch((error) => {
   process.stderr.write(`worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);

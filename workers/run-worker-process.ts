@@ -1,10 +1,8 @@
 import { createDb } from "../db/client";
-import { createLogger } from "../lib/engine";
-import { type RetentionTimer, startRetentionTimer } from "../lib/engine";
-import { createWorker } from "../lib/engine";
-import type { WorkflowRegistry } from "../lib/engine";
-import { readEnv } from "../lib/env";
 import { resolveDatabaseUrl } from "../db/embedded/database-url";
+import type { WorkflowRegistry } from "../lib/engine";
+import { createLogger, createWorker, type RetentionTimer, startRetentionTimer } from "../lib/engine";
+import { readEnv } from "../lib/env";
 
 /**
  * The body of every worker process: parse env, build a pool, start the loop, drain on the first
@@ -15,7 +13,14 @@ export async function runWorkerProcess(registry: WorkflowRegistry): Promise<void
   const logger = createLogger("worker", env.RUNIFOLD_LOG_LEVEL);
   const concurrency = env.RUNIFOLD_WORKER_CONCURRENCY;
   const { sql } = createDb(resolveDatabaseUrl(env), { max: Math.min(concurrency, 8) + 2, name: "runifold-worker" });
-  const worker = createWorker({ sql, registry, logger, concurrency, leaseMs: env.RUNIFOLD_LEASE_MS, pollMs: env.RUNIFOLD_POLL_MS });
+  const worker = createWorker({
+    sql,
+    registry,
+    logger,
+    concurrency,
+    leaseMs: env.RUNIFOLD_LEASE_MS,
+    pollMs: env.RUNIFOLD_POLL_MS,
+  });
   let retention: RetentionTimer | undefined;
 
   let signals = 0;
@@ -28,7 +33,10 @@ export async function runWorkerProcess(registry: WorkflowRegistry): Promise<void
     logger.info("draining", { signal });
     Promise.all([worker.stop(10_000), retention?.stop()])
       .then(() => sql.end({ timeout: 5 }))
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);

@@ -81,7 +81,12 @@ export async function cancelTask(input: { taskId: string }) {
   return run((ctx) => cancelTaskAction(ctx, input));
 }
 
-export async function answerInput(input: { taskId: string; key: string; action: "accept" | "decline"; values: Record<string, unknown> }) {
+export async function answerInput(input: {
+  taskId: string;
+  key: string;
+  action: "accept" | "decline";
+  values: Record<string, unknown>;
+}) {
   // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
   return run<AnswerOutcome>((ctx) => answerInputAction(ctx, input));
 }

@@ -32,7 +32,11 @@ function Form() {
   }
 
   return (
-    <form onSubmit={onSubmit} className="mt-6 flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm" noValidate>
+    <form
+      onSubmit={onSubmit}
+      className="mt-6 flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm"
+      noValidate
+    >
       <label className="text-sm font-medium text-slate-700">
         Email
         <input name="email" type="email" autoComplete="username" required className={input} />

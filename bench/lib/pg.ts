@@ -37,12 +37,28 @@ export async function describeEnvironment(adminUrl: string) {
   try {
     const show = async (name: string) => ((await sql.unsafe(`SHOW ${name}`))[0] as Record<string, string>)[name];
     const settings: Record<string, string | undefined> = {};
-    for (const name of ["server_version", "synchronous_commit", "fsync", "wal_sync_method", "shared_buffers", "max_connections", "wal_writer_delay", "commit_delay"]) {
+    for (const name of [
+      "server_version",
+      "synchronous_commit",
+      "fsync",
+      "wal_sync_method",
+      "shared_buffers",
+      "max_connections",
+      "wal_writer_delay",
+      "commit_delay",
+    ]) {
       settings[name] = await show(name);
     }
     const cpus = os.cpus();
     return {
-      machine: { cores: cpus.length, cpuModel: cpus[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}`, loadAverage1m: os.loadavg()[0] },
+      machine: {
+        cores: cpus.length,
+        cpuModel: cpus[0]?.model ?? "unknown",
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        loadAverage1m: os.loadavg()[0],
+      },
       postgres: settings,
     };
   } finally {

@@ -42,7 +42,12 @@ export async function stopAll(children: ChildProcess[], timeoutMs = 15_000) {
   await Promise.all(children.map((child) => exited(child, timeoutMs)));
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs: number, what: string, everyMs = 25): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false | null> | T | undefined | false | null,
+  timeoutMs: number,
+  what: string,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

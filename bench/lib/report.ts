@@ -41,7 +41,13 @@ export class Report {
     const dir = path.join(root, "bench", "results");
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, "latest.json");
-    const body = { startedAt: this.startedAt, finishedAt: new Date().toISOString(), settings: this.settings, figures: this.figures, detail: this.detail };
+    const body = {
+      startedAt: this.startedAt,
+      finishedAt: new Date().toISOString(),
+      settings: this.settings,
+      figures: this.figures,
+      detail: this.detail,
+    };
     writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
     return file;
   }

@@ -26,7 +26,10 @@ await DBOS.launch();
 if (mode === "queue") {
   // Unbounded per-worker concurrency and a 50 ms poll (DBOS default: 1000 ms): the queue settings most
   // favourable to DBOS throughput; every poll takes everything startable.
-  await DBOS.registerQueue("bench", { minPollingIntervalMs: Number(process.env.BENCH_DBOS_POLL_MS ?? 50), onConflict: "always_update" });
+  await DBOS.registerQueue("bench", {
+    minPollingIntervalMs: Number(process.env.BENCH_DBOS_POLL_MS ?? 50),
+    onConflict: "always_update",
+  });
 }
 process.stdout.write("READY\n");
 

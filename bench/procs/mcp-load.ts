@@ -48,7 +48,8 @@ async function call(method: string, params: Record<string, unknown>) {
   return body.result ?? {};
 }
 
-const createTask = async (seconds: number) => (await call("tools/call", { name: "slow_compute", arguments: { seconds } })).taskId as string;
+const createTask = async (seconds: number) =>
+  (await call("tools/call", { name: "slow_compute", arguments: { seconds } })).taskId as string;
 
 async function measureCreates() {
   for (let i = 0; i < 30; i++) await createTask(0); // warm-up: JIT, pools, prepared plans
@@ -130,7 +131,9 @@ try {
   const created = await measureCreates();
   const gets = await measureGets(created.ids);
   const listen = await measureListen(sql);
-  process.stdout.write(`RESULT ${JSON.stringify({ create: created.times, get: { ...gets, times: gets.times }, listen: listen.times })}\n`);
+  process.stdout.write(
+    `RESULT ${JSON.stringify({ create: created.times, get: { ...gets, times: gets.times }, listen: listen.times })}\n`,
+  );
 } catch (error) {
   process.stdout.write(`FAILED ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

@@ -1,5 +1,5 @@
-import { PREPARED } from "../sql";
 import type { SqlHandle } from "../client";
+import { PREPARED } from "../sql";
 
 export type ApiKeyRow = {
   id: string;

@@ -14,7 +14,10 @@ export async function lockedForSeconds(sql: SqlHandle, keys: string[]): Promise<
  * `lockMs` and starts counting afresh. The count is one upsert, so concurrent failures on every web
  * instance are all counted; two of them crossing the limit together both set (about) the same lock.
  */
-export async function recordLoginFailure(sql: SqlHandle, params: { key: string; limit: number; windowMs: number; lockMs: number }): Promise<void> {
+export async function recordLoginFailure(
+  sql: SqlHandle,
+  params: { key: string; limit: number; windowMs: number; lockMs: number },
+): Promise<void> {
   const rows = await sql.unsafe<{ failures: number }[]>(
     `INSERT INTO login_throttle AS t (key, failures, window_started_at) VALUES ($1, 1, now())
      ON CONFLICT (key) DO UPDATE SET

@@ -1,5 +1,5 @@
-import { jsonParam } from "../sql";
 import type { SqlHandle } from "../client";
+import { jsonParam } from "../sql";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 

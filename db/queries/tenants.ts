@@ -1,11 +1,22 @@
 import type { SqlHandle } from "../client";
 
-export type TenantRow = { id: string; slug: string; name: string; max_ttl_ms: number; retention_ms: number; disabled_at: Date | null; created_at: Date };
+export type TenantRow = {
+  id: string;
+  slug: string;
+  name: string;
+  max_ttl_ms: number;
+  retention_ms: number;
+  disabled_at: Date | null;
+  created_at: Date;
+};
 
 const COLUMNS = "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, disabled_at, created_at";
 
 export async function createTenant(sql: SqlHandle, params: { slug: string; name: string }): Promise<TenantRow> {
-  const rows = await sql.unsafe<TenantRow[]>(`INSERT INTO tenants (slug, name) VALUES ($1, $2) RETURNING ${COLUMNS}`, [params.slug, params.name]);
+  const rows = await sql.unsafe<TenantRow[]>(`INSERT INTO tenants (slug, name) VALUES ($1, $2) RETURNING ${COLUMNS}`, [
+    params.slug,
+    params.name,
+  ]);
   return rows[0] as TenantRow;
 }
 
@@ -25,10 +36,13 @@ export async function findTenantById(sql: SqlHandle, id: string): Promise<Tenant
 }
 
 /** A tenant by slug among `scope` (null = any): a tenant outside the scope is simply not found. */
-export async function findScopedTenantBySlug(sql: SqlHandle, params: { slug: string; scope: string[] | null }): Promise<TenantRow | undefined> {
-  const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE slug = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))`, [
-    params.slug,
-    params.scope,
-  ]);
+export async function findScopedTenantBySlug(
+  sql: SqlHandle,
+  params: { slug: string; scope: string[] | null },
+): Promise<TenantRow | undefined> {
+  const rows = await sql.unsafe<TenantRow[]>(
+    `SELECT ${COLUMNS} FROM tenants WHERE slug = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))`,
+    [params.slug, params.scope],
+  );
   return rows[0];
 }

@@ -41,9 +41,7 @@ export const runs = pgTable(
   },
   (t) => [
     // serves: claimRuns (WHERE workflow_key = ANY($served) AND claimable_at <= now() ORDER BY claimable_at)
-    index("runs_claim_idx")
-      .on(t.workflowKey, t.claimableAt)
-      .where(sql`claimable_at IS NOT NULL`),
+    index("runs_claim_idx").on(t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
     // serves: legacy tasks/list and the UI task list (tenant, newest first, keyset on (created_at, id))
     index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     // serves: the admin's all-tenants task list and multi-tenant operator lists (newest first, keyset)
@@ -55,9 +53,7 @@ export const runs = pgTable(
     // serves: legacy tasks/list, bound to the calling key (tenant, key, newest first)
     index("runs_tenant_key_created_idx").on(t.tenantId, t.createdByKeyId, t.createdAt.desc(), t.id.desc()),
     // serves: retention cleaner (terminal runs finished before a cutoff)
-    index("runs_finished_idx")
-      .on(t.finishedAt)
-      .where(sql`finished_at IS NOT NULL`),
+    index("runs_finished_idx").on(t.finishedAt).where(sql`finished_at IS NOT NULL`),
   ],
 );
 

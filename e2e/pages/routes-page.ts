@@ -19,7 +19,9 @@ export class RoutesPage {
 
   /** Revises a route from its card: the form comes prefilled, only the version changes. */
   async reviseVersion(tenant: string, tool: string, version: number) {
-    await this.card(tenant, tool).getByRole("link", { name: `Revise ${tenant}/${tool}` }).click();
+    await this.card(tenant, tool)
+      .getByRole("link", { name: `Revise ${tenant}/${tool}` })
+      .click();
     const form = this.page.getByRole("form", { name: "Save route" });
     await expect(form.getByLabel("Tool name")).toHaveValue(tool);
     await form.getByLabel("Version").fill(String(version));

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { findApiKeyForAuth, insertApiKey, touchApiKey } from "../../db/queries/api-keys";
 import type { SqlHandle } from "../../db/client";
+import { findApiKeyForAuth, insertApiKey, touchApiKey } from "../../db/queries/api-keys";
 
 export const SCOPES = ["mcp", "tasks:read", "tasks:write"] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,6 +1,6 @@
+import type { SqlHandle } from "../../db/client";
 import { clearLoginFailures, lockedForSeconds, recordLoginFailure } from "../../db/queries/login-throttle";
 import { findOperatorByEmail, normalizeEmail } from "../../db/queries/operators";
-import type { SqlHandle } from "../../db/client";
 import { dummyPasswordHash, verifyPassword } from "./passwords";
 
 /**
@@ -54,6 +54,10 @@ export function clientAddressFrom(headers: Record<string, string | string[] | un
   if (!headers) return null;
   const raw = headers instanceof Headers ? headers.get("x-forwarded-for") : headers["x-forwarded-for"];
   const value = Array.isArray(raw) ? raw.join(",") : raw;
-  const last = value?.split(",").map((part) => part.trim()).filter(Boolean).at(-1);
+  const last = value
+    ?.split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .at(-1);
   return last ? last.slice(0, 64) : null;
 }

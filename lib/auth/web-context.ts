@@ -1,10 +1,10 @@
 import "server-only";
-import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
+import { getServerSession } from "next-auth";
 import { readEnv } from "../env";
 import { getSql } from "../server/db";
-import type { OperatorContext } from "./operator-context";
 import { authOptions } from "./operator-auth";
+import type { OperatorContext } from "./operator-context";
 
 /** The OperatorContext of the current Next request (page, route handler or server action). */
 export function webContext(): OperatorContext {

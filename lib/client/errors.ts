@@ -15,7 +15,14 @@ export class McpProtocolError extends Error {
   readonly data?: unknown;
   readonly httpStatus?: number;
 
-  constructor(params: { message: string; code?: number; data?: unknown; httpStatus?: number; kind?: ErrorKind; cause?: unknown }) {
+  constructor(params: {
+    message: string;
+    code?: number;
+    data?: unknown;
+    httpStatus?: number;
+    kind?: ErrorKind;
+    cause?: unknown;
+  }) {
     super(params.message, params.cause === undefined ? undefined : { cause: params.cause });
     this.name = "McpProtocolError";
     this.kind = params.kind ?? "rpc";

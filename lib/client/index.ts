@@ -1,9 +1,18 @@
 /** The Runifold MCP task client: usable from any Node program (no Next.js imports). */
-export { McpTaskClient, type CallToolOptions, type ConnectOptions } from "./mcp-task-client";
-export { McpAuthError, McpProtocolError, McpTransportError, NO_RPC_CODE, isTaskNotFound, type ErrorKind } from "./errors";
-export { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION, type ClientInfo } from "./modern-driver";
+
+export { type ErrorKind, isTaskNotFound, McpAuthError, McpProtocolError, McpTransportError, NO_RPC_CODE } from "./errors";
 export { LEGACY_PROTOCOL_VERSION } from "./legacy-driver";
+export { type CallToolOptions, type ConnectOptions, McpTaskClient } from "./mcp-task-client";
+export { type ClientInfo, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from "./modern-driver";
 export { terminalOutcome } from "./normalize";
-export { pollDelay } from "./wait";
+export type {
+  CallToolResult,
+  ElicitParams,
+  InputRequest,
+  InputRequestHandler,
+  InputResponse,
+  TaskOutcome,
+  TaskView,
+} from "./types";
 export * from "./types";
-export type { CallToolResult, ElicitParams, InputRequest, InputRequestHandler, InputResponse, TaskOutcome, TaskView } from "./types";
+export { pollDelay } from "./wait";

@@ -1,10 +1,10 @@
 import type { AnswerResult, AnswerState, CallOptions, EraDriver } from "./driver";
 import { McpProtocolError } from "./errors";
+import { inputKeyOf, inputRequestOf } from "./legacy-input";
 import { fromLegacy, toolResult } from "./normalize";
 import { readSse } from "./sse";
-import { isResponse, readAnswer, type RpcChannel, type RpcMessage } from "./transport";
+import { isResponse, type RpcChannel, type RpcMessage, readAnswer } from "./transport";
 import type { CallToolOutcome, InputRequestHandler, InputResponse, TaskError, TaskView } from "./types";
-import { inputKeyOf, inputRequestOf } from "./legacy-input";
 
 export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
 /** How long a look at a waiting task's `tasks/result` stream may take to collect its questions. */
@@ -31,10 +31,18 @@ export class LegacyDriver implements EraDriver {
     private readonly sessionId?: string,
   ) {}
 
-  static async initialize(channel: RpcChannel, clientInfo: ClientInfo, wantTasks: boolean, signal?: AbortSignal): Promise<LegacyDriver> {
+  static async initialize(
+    channel: RpcChannel,
+    clientInfo: ClientInfo,
+    wantTasks: boolean,
+    signal?: AbortSignal,
+  ): Promise<LegacyDriver> {
     const params = { protocolVersion: LEGACY_PROTOCOL_VERSION, capabilities: { elicitation: { form: {} } }, clientInfo };
     const { id, response } = await channel.open("initialize", params, {}, signal);
-    const result = (await readAnswer(response, id)) as { protocolVersion?: unknown; capabilities?: { tasks?: { requests?: { tools?: { call?: unknown } } } } };
+    const result = (await readAnswer(response, id)) as {
+      protocolVersion?: unknown;
+      capabilities?: { tasks?: { requests?: { tools?: { call?: unknown } } } };
+    };
     const version = typeof result?.protocolVersion === "string" ? result.protocolVersion : LEGACY_PROTOCOL_VERSION;
     const call = result?.capabilities?.tasks?.requests?.tools?.call;
     const tasks = wantTasks && version >= LEGACY_PROTOCOL_VERSION && typeof call === "object" && call !== null;
@@ -45,8 +53,11 @@ export class LegacyDriver implements EraDriver {
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolOutcome> {
     const asTask = this.tasksAvailable && (await this.taskSupport(name, options.signal)) !== "forbidden";
-    const result = await this.request("tools/call", { name, arguments: args, ...(asTask ? { task: {} } : {}) }, options.signal, (message) =>
-      this.serve(message, options.onInputRequest),
+    const result = await this.request(
+      "tools/call",
+      { name, arguments: args, ...(asTask ? { task: {} } : {}) },
+      options.signal,
+      (message) => this.serve(message, options.onInputRequest),
     );
     if (typeof result.task === "object" && result.task !== null) return { kind: "task", task: fromLegacy(result.task) };
     return { kind: "complete", result: toolResult(result) };
@@ -130,13 +141,15 @@ export class LegacyDriver implements EraDriver {
     };
     try {
       const { id, response } = await this.channel.open("tasks/result", { taskId }, this.headers(), linked);
-      if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) return await settle(readAnswer(response, id));
+      if (!(response.headers.get("content-type") ?? "").includes("text/event-stream"))
+        return await settle(readAnswer(response, id));
       for await (const message of readSse(response)) {
         if (isResponse(message)) {
           if (message.id === id) return await settle(readAnswerOf(message));
           continue;
         }
-        if (message.method === "elicitation/create" && message.id !== undefined && message.id !== null) await onElicit(message, stop);
+        if (message.method === "elicitation/create" && message.id !== undefined && message.id !== null)
+          await onElicit(message, stop);
         else await this.serve(message, undefined);
         if (stopped) return undefined;
       }
@@ -182,7 +195,10 @@ export class LegacyDriver implements EraDriver {
       return this.respond(message.id, response ?? { action: "cancel" });
     }
     if (message.method === "ping") return this.respond(message.id, {});
-    await this.channel.send({ id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } }, this.headers());
+    await this.channel.send(
+      { id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } },
+      this.headers(),
+    );
   }
 
   private async respond(id: string | number, result: unknown, signal?: AbortSignal): Promise<void> {
@@ -205,7 +221,12 @@ export class LegacyDriver implements EraDriver {
     return this.toolSupport.get(name) ?? "forbidden";
   }
 
-  private request(method: string, params: Record<string, unknown>, signal?: AbortSignal, onMessage?: (m: RpcMessage) => Promise<void>) {
+  private request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    onMessage?: (m: RpcMessage) => Promise<void>,
+  ) {
     return this.channel.call(method, params, this.headers(), { signal, onMessage });
   }
 
@@ -215,7 +236,10 @@ export class LegacyDriver implements EraDriver {
 }
 
 function readAnswerOf(message: RpcMessage): Promise<unknown> {
-  if (message.error) return Promise.reject(new McpProtocolError({ message: message.error.message, code: message.error.code, data: message.error.data }));
+  if (message.error)
+    return Promise.reject(
+      new McpProtocolError({ message: message.error.message, code: message.error.code, data: message.error.data }),
+    );
   return Promise.resolve(message.result);
 }
 

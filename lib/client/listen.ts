@@ -1,6 +1,6 @@
 import type { EraDriver } from "./driver";
 import { McpProtocolError } from "./errors";
-import { type PollPolicy, isTerminal, type TaskView } from "./types";
+import { isTerminal, type PollPolicy, type TaskView } from "./types";
 import { pollDelay, sleep } from "./wait";
 
 export type ListenOptions = { signal?: AbortSignal };
@@ -19,7 +19,12 @@ function isDisconnect(error: unknown): boolean {
  * polling `tasks/get` otherwise. A dropped stream is resumed by reading the current state of each
  * task (so no change is lost) and listening again. Aborting ends the iteration quietly.
  */
-export async function* listenToTasks(driver: EraDriver, taskIds: string[], options: ListenOptions, policy: PollPolicy): AsyncGenerator<TaskView> {
+export async function* listenToTasks(
+  driver: EraDriver,
+  taskIds: string[],
+  options: ListenOptions,
+  policy: PollPolicy,
+): AsyncGenerator<TaskView> {
   const active = new Set(taskIds);
   const latest = new Map<string, TaskView>();
   const sent = new Map<string, string>();
@@ -54,7 +59,8 @@ export async function* listenToTasks(driver: EraDriver, taskIds: string[], optio
         for await (const event of driver.listen([...active], options.signal)) {
           if (event.type === "ack") {
             const missing = [...active].filter((id) => !event.taskIds.includes(id));
-            if (missing.length > 0) throw new McpProtocolError({ message: `Task not found: ${missing.join(", ")}`, code: -32602 });
+            if (missing.length > 0)
+              throw new McpProtocolError({ message: `Task not found: ${missing.join(", ")}`, code: -32602 });
             failures = 0;
           } else if (fresh(event.task)) {
             yield event.task;

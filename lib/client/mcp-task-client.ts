@@ -71,7 +71,8 @@ export class McpTaskClient {
       try {
         return new McpTaskClient(await ModernDriver.discover(channel, clientInfo, wantTasks, options.signal), options);
       } catch (error) {
-        if (era === "modern" || error instanceof McpAuthError || error instanceof McpTransportError || options.signal?.aborted) throw error;
+        if (era === "modern" || error instanceof McpAuthError || error instanceof McpTransportError || options.signal?.aborted)
+          throw error;
       }
     }
     return new McpTaskClient(await LegacyDriver.initialize(channel, clientInfo, wantTasks, options.signal), options);
@@ -96,7 +97,10 @@ export class McpTaskClient {
    * round no handler answered; call again with `inputResponses` and `requestState`).
    */
   callToolOutcome(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolOutcome> {
-    return this.driver.callTool(name, args, { ...options, onInputRequest: options.onInputRequest ?? this.options.onInputRequest });
+    return this.driver.callTool(name, args, {
+      ...options,
+      onInputRequest: options.onInputRequest ?? this.options.onInputRequest,
+    });
   }
 
   /** The current normalized state; throws McpProtocolError -32602 for unknown, foreign or expired IDs. */
@@ -116,7 +120,12 @@ export class McpTaskClient {
 
   /** Waits for the task's outcome; see WaitOptions. A deadline or abort never cancels the task. */
   waitTask(task: TaskView | string, options: WaitOptions = {}): Promise<TaskOutcome> {
-    return waitForTask(this.driver, task, { ...options, onInputRequest: options.onInputRequest ?? this.options.onInputRequest }, this.policy);
+    return waitForTask(
+      this.driver,
+      task,
+      { ...options, onInputRequest: options.onInputRequest ?? this.options.onInputRequest },
+      this.policy,
+    );
   }
 
   /** Snapshots of the tasks (current state, then changes) until all are terminal. */

@@ -29,7 +29,12 @@ export class ModernDriver implements EraDriver {
   ) {}
 
   /** `server/discover`; throws when the peer does not answer as a 2026-07-28 server. */
-  static async discover(channel: RpcChannel, clientInfo: ClientInfo, wantTasks: boolean, signal?: AbortSignal): Promise<ModernDriver> {
+  static async discover(
+    channel: RpcChannel,
+    clientInfo: ClientInfo,
+    wantTasks: boolean,
+    signal?: AbortSignal,
+  ): Promise<ModernDriver> {
     const probe = new ModernDriver(channel, clientInfo, wantTasks);
     const result = await probe.request("server/discover", {}, signal);
     const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
@@ -42,7 +47,9 @@ export class ModernDriver implements EraDriver {
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolOutcome> {
-    let mrtr = options.inputResponses ? { inputResponses: options.inputResponses, requestState: options.requestState } : undefined;
+    let mrtr = options.inputResponses
+      ? { inputResponses: options.inputResponses, requestState: options.requestState }
+      : undefined;
     for (let round = 0; round < MAX_MRTR_ROUNDS; round++) {
       const result = await this.request("tools/call", { name, arguments: args, ...(mrtr ?? {}) }, options.signal);
       if (result.resultType === "task") return { kind: "task", task: fromModern(result) };
@@ -89,7 +96,12 @@ export class ModernDriver implements EraDriver {
   /** `subscriptions/listen` with taskIds: the acknowledgement, then DetailedTask snapshots until the stream ends. */
   async *listen(taskIds: string[], signal?: AbortSignal): AsyncGenerator<ListenEvent> {
     const params = { notifications: { taskIds }, _meta: this.meta() };
-    const { id, response } = await this.channel.open("subscriptions/listen", params, this.headers("subscriptions/listen", params), signal);
+    const { id, response } = await this.channel.open(
+      "subscriptions/listen",
+      params,
+      this.headers("subscriptions/listen", params),
+      signal,
+    );
     const type = response.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream")) {
       // An error (or an immediate result) answered as plain JSON.
@@ -99,7 +111,8 @@ export class ModernDriver implements EraDriver {
     for await (const message of readSse(response)) {
       if (isResponse(message)) {
         if (message.id !== id) continue;
-        if (message.error) throw new McpProtocolError({ message: message.error.message, code: message.error.code, data: message.error.data });
+        if (message.error)
+          throw new McpProtocolError({ message: message.error.message, code: message.error.code, data: message.error.data });
         return;
       }
       const p = message.params ?? {};
@@ -145,7 +158,10 @@ export function headerValue(value: string): string {
 }
 
 /** Every request answered, or undefined when the handler left one open. */
-async function answerAll(requests: Record<string, InputRequest>, handler: InputRequestHandler): Promise<Record<string, InputResponse> | undefined> {
+async function answerAll(
+  requests: Record<string, InputRequest>,
+  handler: InputRequestHandler,
+): Promise<Record<string, InputResponse> | undefined> {
   const answers: Record<string, InputResponse> = {};
   for (const [key, request] of Object.entries(requests)) {
     const response = await handler(key, request);

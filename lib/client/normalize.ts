@@ -7,7 +7,10 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function baseFields(raw: unknown, era: TaskView["era"]): Omit<TaskView, "ttlMs" | "pollIntervalMs"> & { raw: Record<string, unknown> } {
+function baseFields(
+  raw: unknown,
+  era: TaskView["era"],
+): Omit<TaskView, "ttlMs" | "pollIntervalMs"> & { raw: Record<string, unknown> } {
   const task = record(raw);
   if (!task || typeof task.taskId !== "string" || typeof task.status !== "string" || !STATUSES.includes(task.status)) {
     throw new McpProtocolError({ message: "Malformed task in the server's answer", kind: "http" });
@@ -39,7 +42,11 @@ export function toolResult(raw: unknown): CallToolResult {
 function taskError(raw: unknown): TaskError | undefined {
   const error = record(raw);
   if (!error || typeof error.code !== "number") return undefined;
-  return { code: error.code, message: String(error.message ?? "Task failed"), ...(error.data !== undefined ? { data: error.data } : {}) };
+  return {
+    code: error.code,
+    message: String(error.message ?? "Task failed"),
+    ...(error.data !== undefined ? { data: error.data } : {}),
+  };
 }
 
 /** A 2026-07-28 Task / CreateTaskResult / DetailedTask (tasks/get, notifications/tasks). */
@@ -51,7 +58,8 @@ export function fromModern(raw: unknown): TaskView {
     ...(optionalNumber(task.pollIntervalMs) !== undefined ? { pollIntervalMs: optionalNumber(task.pollIntervalMs) } : {}),
   };
   if (base.status === "completed" && task.result !== undefined) view.result = toolResult(task.result);
-  if (base.status === "failed") view.error = taskError(task.error) ?? { code: -32603, message: view.statusMessage ?? "Task failed" };
+  if (base.status === "failed")
+    view.error = taskError(task.error) ?? { code: -32603, message: view.statusMessage ?? "Task failed" };
   if (base.status === "input_required") view.inputRequests = (record(task.inputRequests) ?? {}) as Record<string, InputRequest>;
   return view;
 }
@@ -62,7 +70,10 @@ export function fromModern(raw: unknown): TaskView {
  * result with `isError: true` makes the task `failed`; here it is `completed` with `result.isError`
  * (as in the extension), while `wireStatus` keeps the server's word.
  */
-export function fromLegacy(raw: unknown, extra: { result?: unknown; error?: TaskError; inputRequests?: Record<string, InputRequest> } = {}): TaskView {
+export function fromLegacy(
+  raw: unknown,
+  extra: { result?: unknown; error?: TaskError; inputRequests?: Record<string, InputRequest> } = {},
+): TaskView {
   const { raw: task, ...base } = baseFields(raw, "legacy");
   const view: TaskView = {
     ...base,

@@ -38,7 +38,12 @@ export class RpcChannel {
   }
 
   /** Sends a request and returns its result. */
-  async call(method: string, params: Record<string, unknown>, headers: Record<string, string>, options: { signal?: AbortSignal; onMessage?: MessageHandler } = {}): Promise<Record<string, unknown>> {
+  async call(
+    method: string,
+    params: Record<string, unknown>,
+    headers: Record<string, string>,
+    options: { signal?: AbortSignal; onMessage?: MessageHandler } = {},
+  ): Promise<Record<string, unknown>> {
     const { id, response } = await this.open(method, params, headers, options.signal);
     const result = await readAnswer(response, id, options.onMessage);
     if (typeof result !== "object" || result === null) {
@@ -48,7 +53,12 @@ export class RpcChannel {
   }
 
   /** Sends a request and returns the raw HTTP response (for long-lived SSE answers). */
-  async open(method: string, params: Record<string, unknown>, headers: Record<string, string>, signal?: AbortSignal): Promise<{ id: RpcId; response: Response }> {
+  async open(
+    method: string,
+    params: Record<string, unknown>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<{ id: RpcId; response: Response }> {
     const id = this.nextId++;
     const response = await this.post({ jsonrpc: "2.0", id, method, params }, headers, signal);
     return { id, response };
@@ -74,16 +84,27 @@ export class RpcChannel {
     };
     let response: Response;
     try {
-      response = await this.fetchImpl(this.config.url, { method: "POST", headers: allHeaders, body: JSON.stringify(body), signal });
+      response = await this.fetchImpl(this.config.url, {
+        method: "POST",
+        headers: allHeaders,
+        body: JSON.stringify(body),
+        signal,
+      });
     } catch (error) {
       if (signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new McpTransportError(`Cannot reach ${this.config.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, error);
+      throw new McpTransportError(
+        `Cannot reach ${this.config.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+        error,
+      );
     }
     if (response.status === 401 || response.status === 403) {
       const answer = await parseBody(response);
       const rpc = rpcErrorOf(answer);
-      const message = rpc?.message ?? messageOf(answer) ?? (response.status === 401 ? "Unauthorized: a valid API key is required" : "Forbidden");
+      const message =
+        rpc?.message ??
+        messageOf(answer) ??
+        (response.status === 401 ? "Unauthorized: a valid API key is required" : "Forbidden");
       throw new McpAuthError({ message, code: rpc?.code, data: rpc?.data, httpStatus: response.status });
     }
     return response;
@@ -98,7 +119,11 @@ export async function readAnswer(response: Response, id: RpcId, onMessage?: Mess
       if (isResponse(message) && message.id === id) return unwrap(message, response.status);
       await onMessage?.(message);
     }
-    throw new McpProtocolError({ message: "The stream ended before the response arrived", kind: "http", httpStatus: response.status });
+    throw new McpProtocolError({
+      message: "The stream ended before the response arrived",
+      kind: "http",
+      httpStatus: response.status,
+    });
   }
   const answer = await parseBody(response);
   if (isResponse(answer)) return unwrap(answer as RpcMessage, response.status);
@@ -115,7 +140,12 @@ export function isResponse(message: unknown): boolean {
 function unwrap(message: RpcMessage, httpStatus: number): unknown {
   if (message.error) {
     const { code, message: text, data } = message.error;
-    throw new McpProtocolError({ message: String(text ?? "Error"), code: typeof code === "number" ? code : undefined, data, httpStatus });
+    throw new McpProtocolError({
+      message: String(text ?? "Error"),
+      code: typeof code === "number" ? code : undefined,
+      data,
+      httpStatus,
+    });
   }
   return message.result;
 }
@@ -144,6 +174,11 @@ function messageOf(answer: unknown): string | undefined {
 function httpError(response: Response, answer: unknown): McpProtocolError {
   const rpc = rpcErrorOf(answer);
   if (rpc) return new McpProtocolError({ message: rpc.message, code: rpc.code, data: rpc.data, httpStatus: response.status });
-  const detail = messageOf(answer) ?? (typeof answer === "string" && answer.length > 0 ? answer.slice(0, 200) : response.statusText);
-  return new McpProtocolError({ message: `HTTP ${response.status}: ${detail || "not a JSON-RPC answer"}`, kind: "http", httpStatus: response.status });
+  const detail =
+    messageOf(answer) ?? (typeof answer === "string" && answer.length > 0 ? answer.slice(0, 200) : response.statusText);
+  return new McpProtocolError({
+    message: `HTTP ${response.status}: ${detail || "not a JSON-RPC answer"}`,
+    kind: "http",
+    httpStatus: response.status,
+  });
 }

@@ -40,7 +40,12 @@ function fingerprint(task: TaskView): string {
  * Ends early, WITHOUT cancelling the task, on the deadline (`timeout`), on abort (`aborted`), or
  * when input is required and not answered (`input_required`).
  */
-export async function waitForTask(driver: EraDriver, start: TaskView | string, options: WaitOptions, policy: PollPolicy): Promise<TaskOutcome> {
+export async function waitForTask(
+  driver: EraDriver,
+  start: TaskView | string,
+  options: WaitOptions,
+  policy: PollPolicy,
+): Promise<TaskOutcome> {
   const deadline = new AbortController();
   const deadlineAt = options.deadlineMs === undefined ? undefined : Date.now() + Math.max(0, options.deadlineMs);
   const timer = deadlineAt === undefined ? undefined : setTimeout(() => deadline.abort(), Math.max(0, deadlineAt - Date.now()));

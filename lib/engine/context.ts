@@ -1,4 +1,5 @@
-import { LeaseLost, NonRetryableError, RunSuspended, StoreUnavailable, coerceError } from "./errors";
+import type { SqlHandle } from "../../db/client";
+import { coerceError, LeaseLost, NonRetryableError, RunSuspended, StoreUnavailable } from "./errors";
 import { checkpointStep } from "./ops/checkpoint-step";
 import type { RunState } from "./ops/load-run-state";
 import { reportProgress } from "./ops/report-progress";
@@ -6,7 +7,6 @@ import { suspendForInput } from "./ops/suspend-for-input";
 import { suspendForSignal } from "./ops/suspend-for-signal";
 import { suspendForTimer } from "./ops/suspend-for-timer";
 import type { Lease } from "./ops/types";
-import type { SqlHandle } from "../../db/client";
 import type { InputRequest, InputResponse, SignalResult, StepOptions, WorkflowContext } from "./workflow";
 
 export type ReplayContextDeps = {
@@ -147,7 +147,16 @@ export function isTransientStoreError(error: unknown): boolean {
   if (typeof code !== "string") return true; // socket-level failures carry no SQLSTATE
   // 08: connection exception, 57P: operator intervention (shutdown), 53: insufficient resources,
   // 40001/40P01: serialization failure / deadlock. Node errors: ECONNREFUSED, ECONNRESET, ...
-  return /^(08|57P|53)/.test(code) || code === "40001" || code === "40P01" || code.startsWith("E") || code === "CONNECTION_CLOSED" || code === "CONNECTION_ENDED" || code === "CONNECTION_DESTROYED" || code === "CONNECT_TIMEOUT";
+  return (
+    /^(08|57P|53)/.test(code) ||
+    code === "40001" ||
+    code === "40P01" ||
+    code.startsWith("E") ||
+    code === "CONNECTION_CLOSED" ||
+    code === "CONNECTION_ENDED" ||
+    code === "CONNECTION_DESTROYED" ||
+    code === "CONNECT_TIMEOUT"
+  );
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,12 +1,12 @@
+import type { SqlHandle } from "../../db/client";
 import { createReplayContext, isTransientStoreError } from "./context";
-import { LeaseLost, RunSuspended, StoreUnavailable, WorkflowFailure, coerceError } from "./errors";
+import { coerceError, LeaseLost, RunSuspended, StoreUnavailable, WorkflowFailure } from "./errors";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
 import { finishRun, type RunOutcome } from "./ops/finish-run";
 import { loadRunState, type RunState } from "./ops/load-run-state";
 import { renewLease } from "./ops/renew-lease";
 import type { Lease } from "./ops/types";
-import type { SqlHandle } from "../../db/client";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
 export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; maxAttempts?: number };
@@ -30,14 +30,17 @@ export async function executeRun(
   const lease: Lease = { runId: run.id, workerId: deps.workerId, attempt: run.attempt, leaseMs: deps.leaseMs };
   const clockOffset = new Date(run.db_now).getTime() - Date.now();
   let currentStep: string | undefined;
-  const heartbeat = setInterval(() => {
-    renewLease(deps.sql, lease).then(
-      (held) => {
-        if (!held) abort.abort(new LeaseLost("lease lost or run cancelled"));
-      },
-      (error) => deps.logger.warn("lease renewal failed", { runId: run.id, error: coerceError(error).message }),
-    );
-  }, Math.max(50, Math.floor(deps.leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      renewLease(deps.sql, lease).then(
+        (held) => {
+          if (!held) abort.abort(new LeaseLost("lease lost or run cancelled"));
+        },
+        (error) => deps.logger.warn("lease renewal failed", { runId: run.id, error: coerceError(error).message }),
+      );
+    },
+    Math.max(50, Math.floor(deps.leaseMs / 3)),
+  );
 
   try {
     if (run.attempt > (deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
@@ -107,7 +110,10 @@ async function finish(deps: ExecuteDeps, lease: Lease, outcome: RunOutcome): Pro
     if (!done) deps.logger.info("terminal write refused: run no longer leased by this worker", { runId: lease.runId });
     return done ? outcome.status : "abandoned";
   } catch (error) {
-    deps.logger.warn("could not record terminal state; lease will expire", { runId: lease.runId, error: coerceError(error).message });
+    deps.logger.warn("could not record terminal state; lease will expire", {
+      runId: lease.runId,
+      error: coerceError(error).message,
+    });
     return "abandoned";
   }
 }

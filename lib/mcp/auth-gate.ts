@@ -1,7 +1,7 @@
+import type { SqlHandle } from "../../db/client";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { type Principal, SCOPES, verifyApiKey } from "../auth";
 import type { Logger } from "../engine";
-import type { SqlHandle } from "../../db/client";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {
@@ -49,14 +49,23 @@ async function loopbackPrincipal(config: GateConfig): Promise<Authenticated | Re
   }
   if (!warnedLoopback) {
     warnedLoopback = true;
-    config.logger.warn("INSECURE: unauthenticated loopback requests act as a tenant (RUNIFOLD_INSECURE_LOOPBACK_TENANT); test use only", {
-      tenant: config.insecureLoopbackTenant,
-    });
+    config.logger.warn(
+      "INSECURE: unauthenticated loopback requests act as a tenant (RUNIFOLD_INSECURE_LOOPBACK_TENANT); test use only",
+      {
+        tenant: config.insecureLoopbackTenant,
+      },
+    );
   }
   const resolve = async () => {
     const tenant = await findTenantBySlug(config.sql, config.insecureLoopbackTenant ?? "");
     if (!tenant || tenant.disabled_at) return undefined;
-    return { tenantId: tenant.id, tenantSlug: tenant.slug, keyId: "loopback", scopes: [...SCOPES], maxTtlMs: tenant.max_ttl_ms } satisfies Principal;
+    return {
+      tenantId: tenant.id,
+      tenantSlug: tenant.slug,
+      keyId: "loopback",
+      scopes: [...SCOPES],
+      maxTtlMs: tenant.max_ttl_ms,
+    } satisfies Principal;
   };
   const principal = await resolve();
   if (!principal) return jsonResponse({ error: "invalid_token", message: "Loopback tenant not found" }, 401);

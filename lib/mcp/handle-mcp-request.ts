@@ -1,5 +1,5 @@
 import { coerceError } from "../engine";
-import { type JsonRpcRequest, McpError, RPC, errorResponse, isRecord, jsonResponse, rpcError } from "./json-rpc";
+import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
 import { handleLegacyMessage } from "./legacy/router";
 import type { McpCall, McpDeps } from "./mcp-deps";
 import { handleModernRequest } from "./modern/router";
@@ -31,7 +31,8 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
   }
 
   // Both eras: one JSON-RPC message per POST (batching was removed in 2025-06-18).
-  if (!isRecord(body)) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid Request: expected one JSON-RPC object"), 400);
+  if (!isRecord(body))
+    return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid Request: expected one JSON-RPC object"), 400);
   // Postgres text and jsonb cannot hold U+0000; refuse it up front rather than fail on insert.
   if (containsNul(body)) {
     return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"), 400);
@@ -93,4 +94,3 @@ function containsNul(value: unknown, depth = 0): boolean {
 function tooLarge(): Response {
   return jsonResponse(rpcError(null, RPC.invalidRequest, `Request body exceeds ${MAX_BODY_BYTES} bytes`), 413);
 }
-

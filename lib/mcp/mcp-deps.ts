@@ -1,7 +1,6 @@
 import type postgres from "postgres";
 import type { Principal } from "../auth";
-import type { Logger } from "../engine";
-import type { WorkflowRegistry } from "../engine";
+import type { Logger, WorkflowRegistry } from "../engine";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
 export type McpDeps = {

@@ -29,7 +29,9 @@ async function stateSecret(sql: SqlHandle): Promise<Buffer> {
 type StateClaims = { t: string; k: string; tool: string; args: string; exp: number; n: string };
 
 function digestArgs(args: unknown): string {
-  return createHash("sha256").update(JSON.stringify(args ?? {})).digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify(args ?? {}))
+    .digest("base64url");
 }
 
 export async function issueRequestState(
@@ -45,7 +47,9 @@ export async function issueRequestState(
     n: randomBytes(12).toString("base64url"),
   };
   const body = Buffer.from(JSON.stringify(claims)).toString("base64url");
-  const mac = createHmac("sha256", await stateSecret(sql)).update(body).digest("base64url");
+  const mac = createHmac("sha256", await stateSecret(sql))
+    .update(body)
+    .digest("base64url");
   return `${body}.${mac}`;
 }
 
@@ -60,7 +64,9 @@ export async function redeemRequestState(
   if (typeof state !== "string" || state.length > 2_000) throw invalidState();
   const [body, mac] = state.split(".");
   if (!body || !mac) throw invalidState();
-  const want = createHmac("sha256", await stateSecret(sql)).update(body).digest();
+  const want = createHmac("sha256", await stateSecret(sql))
+    .update(body)
+    .digest();
   const got = Buffer.from(mac, "base64url");
   if (got.length !== want.length || !timingSafeEqual(got, want)) throw invalidState();
   let claims: StateClaims;

@@ -1,6 +1,6 @@
 import type { WorkflowResult } from "../engine";
-import { type Era, taskStatus } from "../tasks";
 import type { TaskRecord } from "../tasks";
+import { type Era, taskStatus } from "../tasks";
 
 /** The base Task fields, per era (`ttlMs`/`pollIntervalMs` vs `ttl`/`pollInterval`). */
 export function taskFields(record: TaskRecord, era: Era) {

@@ -1,10 +1,9 @@
 import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
 import type { Principal } from "../auth";
-import { InvalidWorkflowInput } from "../engine";
 import type { WorkflowResult } from "../engine";
-import { createTaskFromRoute } from "../tasks";
+import { InvalidWorkflowInput } from "../engine";
 import type { TaskRecord } from "../tasks";
-import { waitForTask } from "../tasks";
+import { createTaskFromRoute, waitForTask } from "../tasks";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 

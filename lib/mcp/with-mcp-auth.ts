@@ -1,7 +1,7 @@
+import { shippedWorkflows } from "../../workflows/demo";
 import { createLogger } from "../engine";
 import { readEnv } from "../env";
 import { getSql } from "../server/db";
-import { shippedWorkflows } from "../../workflows/demo";
 import { authenticate } from "./auth-gate";
 import { handleMcpPost } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";

@@ -1,6 +1,6 @@
 import { createDb, type Sql } from "../../db/client";
-import { readEnv } from "../env";
 import { resolveDatabaseUrl } from "../../db/embedded/database-url";
+import { readEnv } from "../env";
 
 /**
  * The web process's one postgres.js pool, created on first use (never at import, so `next build`

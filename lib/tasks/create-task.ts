@@ -1,10 +1,10 @@
-import type { RouteRow } from "../../db/queries/routes";
-import type { Principal } from "../auth";
-import { createRun } from "../engine";
-import { jsonParam } from "../../db/sql";
-import { inTransaction } from "../../db/client";
 import type { SqlHandle } from "../../db/client";
+import { inTransaction } from "../../db/client";
+import type { RouteRow } from "../../db/queries/routes";
+import { jsonParam } from "../../db/sql";
+import type { Principal } from "../auth";
 import type { WorkflowRegistry } from "../engine";
+import { createRun } from "../engine";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { grantTtlMs } from "./ttl";
 
@@ -33,19 +33,20 @@ export async function createTaskFromRoute(
   },
 ): Promise<TaskRecord> {
   const { route, principal } = params;
-  const create = (handle: SqlHandle) => createRun(handle, {
-    tenantId: principal.tenantId,
-    routeId: route.id,
-    workflowName: route.workflow_name,
-    workflowVersion: route.workflow_version,
-    input: params.args ?? {},
-    createdByKeyId: principal.keyId,
-    origin: params.origin,
-    ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
-    pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
-    definition: params.registry.get(route.workflow_name, route.workflow_version),
-    answeredInputs: params.answeredInputs,
-  });
+  const create = (handle: SqlHandle) =>
+    createRun(handle, {
+      tenantId: principal.tenantId,
+      routeId: route.id,
+      workflowName: route.workflow_name,
+      workflowVersion: route.workflow_version,
+      input: params.args ?? {},
+      createdByKeyId: principal.keyId,
+      origin: params.origin,
+      ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
+      pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+      definition: params.registry.get(route.workflow_name, route.workflow_version),
+      answeredInputs: params.answeredInputs,
+    });
   const token = params.progressToken;
   // The token commits with the run (one transaction), so no reader ever sees the run without it.
   const run =

@@ -3,14 +3,23 @@ import { type DiagnosisInput, diagnoseTask, formatDuration } from "./diagnose-ta
 
 const now = new Date("2026-11-20T14:00:00Z");
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
-const base: DiagnosisInput = { status: "queued", workflowKey: "generate-report@1", createdAt: minutesAgo(4), updatedAt: minutesAgo(4) };
+const base: DiagnosisInput = {
+  status: "queued",
+  workflowKey: "generate-report@1",
+  createdAt: minutesAgo(4),
+  updatedAt: minutesAgo(4),
+};
 const worker = { id: "w-1", workflows: ["generate-report@1", "approve-expense@1"] };
 const utc = { timeZone: "UTC" };
 
 describe("diagnoseTask", () => {
   it("queued with no online worker serving the version", () => {
     const d = diagnoseTask(base, [{ id: "w-2", workflows: ["generate-report@2"] }], now, utc);
-    expect(d).toMatchObject({ code: "queued_no_worker", tone: "error", headline: "queued 4 min: no online worker serves generate-report@1" });
+    expect(d).toMatchObject({
+      code: "queued_no_worker",
+      tone: "error",
+      headline: "queued 4 min: no online worker serves generate-report@1",
+    });
   });
 
   it("queued with a worker online: informational, then a warning when it lingers", () => {
@@ -21,19 +30,33 @@ describe("diagnoseTask", () => {
   });
 
   it("sleeping until the timer's wake time, in the given zone", () => {
-    const d = diagnoseTask({ ...base, status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-11-20T14:05:00Z" } } }, [worker], now, utc);
+    const d = diagnoseTask(
+      { ...base, status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-11-20T14:05:00Z" } } },
+      [worker],
+      now,
+      utc,
+    );
     expect(d.headline).toBe("sleeping until 14:05");
   });
 
   it("a sleeping run whose timer is overdue and no worker serves it", () => {
-    const d = diagnoseTask({ ...base, status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-11-20T13:50:00Z" } } }, [], now, utc);
+    const d = diagnoseTask(
+      { ...base, status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-11-20T13:50:00Z" } } },
+      [],
+      now,
+      utc,
+    );
     expect(d).toMatchObject({ code: "timer_due", tone: "error" });
     expect(d.notes.join()).toContain("no online worker serves generate-report@1");
   });
 
   it("waiting for a signal, with its deadline", () => {
     const d = diagnoseTask(
-      { ...base, status: "waiting_signal", waitDetail: { signal: { name: "ready", since: minutesAgo(3).toISOString(), deadline: "2026-11-20T15:00:00Z" } } },
+      {
+        ...base,
+        status: "waiting_signal",
+        waitDetail: { signal: { name: "ready", since: minutesAgo(3).toISOString(), deadline: "2026-11-20T15:00:00Z" } },
+      },
       [worker],
       now,
       utc,
@@ -52,7 +75,11 @@ describe("diagnoseTask", () => {
   it("leased: who holds it and when the lease ends", () => {
     const leased = { ...base, status: "leased" as const, leaseOwner: "w-1", leaseExpiresAt: new Date(now.getTime() + 12_000) };
     expect(diagnoseTask(leased, [worker], now).headline).toBe("leased by worker w-1, lease expires in 12 s");
-    const expired = diagnoseTask({ ...leased, leaseOwner: "w-9", leaseExpiresAt: new Date(now.getTime() - 5_000) }, [worker], now);
+    const expired = diagnoseTask(
+      { ...leased, leaseOwner: "w-9", leaseExpiresAt: new Date(now.getTime() - 5_000) },
+      [worker],
+      now,
+    );
     expect(expired).toMatchObject({ code: "lease_expired", tone: "warn" });
     expect(expired.headline).toContain("lease expired 5 s ago");
     expect(expired.notes).toContain("worker w-9 is not online (no recent heartbeat)");
@@ -66,9 +93,22 @@ describe("diagnoseTask", () => {
   it("terminal states say how they ended", () => {
     const done = { ...base, finishedAt: minutesAgo(3) };
     expect(diagnoseTask({ ...done, status: "completed" }, [], now).headline).toBe("completed in 1 min");
-    const rejected = diagnoseTask({ ...done, status: "completed", terminal: { result: { isError: true, content: [{ type: "text", text: "Expense E-1 rejected." }] } } }, [], now);
-    expect(rejected).toMatchObject({ code: "completed_with_error", headline: "completed with a tool error after 1 min: Expense E-1 rejected." });
-    expect(diagnoseTask({ ...done, status: "failed", terminal: { error: { message: "boom" } } }, [], now).headline).toBe("failed: boom");
+    const rejected = diagnoseTask(
+      {
+        ...done,
+        status: "completed",
+        terminal: { result: { isError: true, content: [{ type: "text", text: "Expense E-1 rejected." }] } },
+      },
+      [],
+      now,
+    );
+    expect(rejected).toMatchObject({
+      code: "completed_with_error",
+      headline: "completed with a tool error after 1 min: Expense E-1 rejected.",
+    });
+    expect(diagnoseTask({ ...done, status: "failed", terminal: { error: { message: "boom" } } }, [], now).headline).toBe(
+      "failed: boom",
+    );
     expect(diagnoseTask({ ...done, status: "cancelled", terminal: { reason: "Cancelled by operator" } }, [], now).headline).toBe(
       "cancelled: Cancelled by operator",
     );
@@ -77,6 +117,12 @@ describe("diagnoseTask", () => {
 
 describe("formatDuration", () => {
   it("is coarse and readable", () => {
-    expect([0, 12_000, 240_000, 7_500_000, 100_000_000].map(formatDuration)).toEqual(["0 s", "12 s", "4 min", "2 h 5 min", "1 d 3 h"]);
+    expect([0, 12_000, 240_000, 7_500_000, 100_000_000].map(formatDuration)).toEqual([
+      "0 s",
+      "12 s",
+      "4 min",
+      "2 h 5 min",
+      "1 d 3 h",
+    ]);
   });
 });

@@ -1,5 +1,4 @@
-import type { WaitDetail } from "../engine";
-import type { RunStatus } from "../engine";
+import type { RunStatus, WaitDetail } from "../engine";
 
 /**
  * Why a task is where it is, in plain language — shared by the operator UI, the CLI (`tasks get`)
@@ -19,7 +18,11 @@ export type DiagnosisInput = {
   pendingInputKeys?: string[];
   handleExpired?: boolean;
   statusMessage?: string | null;
-  terminal?: { result?: { isError?: boolean; content?: { type: string; text?: string }[] }; error?: { message: string }; reason?: string };
+  terminal?: {
+    result?: { isError?: boolean; content?: { type: string; text?: string }[] };
+    error?: { message: string };
+    reason?: string;
+  };
 };
 
 export type OnlineWorker = { id: string; workflows: string[] };
@@ -71,7 +74,11 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
       if (serving.length === 0) return result("queued_no_worker", "error", `queued ${waited}: ${noWorker}`);
       const slow = now.getTime() - toDate(task.updatedAt).getTime() > SLOW_QUEUE_MS;
       const count = serving.length === 1 ? "1 online worker serves" : `${serving.length} online workers serve`;
-      return result("queued", slow ? "warn" : "info", `queued ${waited}: ${count} ${task.workflowKey}${slow ? " but none has claimed it (all busy?)" : ""}`);
+      return result(
+        "queued",
+        slow ? "warn" : "info",
+        `queued ${waited}: ${count} ${task.workflowKey}${slow ? " but none has claimed it (all busy?)" : ""}`,
+      );
     }
     case "leased": {
       const owner = task.leaseOwner ?? "unknown";
@@ -80,20 +87,32 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
       const left = toDate(task.leaseExpiresAt).getTime() - now.getTime();
       if (left >= 0) return result("leased", "info", `leased by worker ${owner}, lease expires in ${formatDuration(left)}`);
       if (serving.length === 0) notes.push(noWorker);
-      return result("lease_expired", "warn", `leased by worker ${owner}, lease expired ${formatDuration(-left)} ago; another worker may reclaim it`);
+      return result(
+        "lease_expired",
+        "warn",
+        `leased by worker ${owner}, lease expired ${formatDuration(-left)} ago; another worker may reclaim it`,
+      );
     }
     case "sleeping": {
       const timer = task.waitDetail && "timer" in task.waitDetail ? task.waitDetail.timer : undefined;
       if (serving.length === 0) notes.push(`${noWorker}: nothing will resume it when the timer fires`);
       if (!timer) return result("sleeping", "info", "sleeping on a durable timer");
       if (toDate(timer.wakeAt).getTime() > now.getTime()) return result("sleeping", "info", `sleeping until ${at(timer.wakeAt)}`);
-      return result("timer_due", serving.length === 0 ? "error" : "warn", `timer \`${timer.key}\` was due at ${at(timer.wakeAt)}; waiting for a worker to resume it`);
+      return result(
+        "timer_due",
+        serving.length === 0 ? "error" : "warn",
+        `timer \`${timer.key}\` was due at ${at(timer.wakeAt)}; waiting for a worker to resume it`,
+      );
     }
     case "waiting_signal": {
       const signal = task.waitDetail && "signal" in task.waitDetail ? task.waitDetail.signal : undefined;
       if (!signal) return result("waiting_signal", "info", "waiting for a signal");
       if (signal.deadline) notes.push(`gives up waiting at ${at(signal.deadline)}`);
-      return result("waiting_signal", "info", `waiting for signal \`${signal.name}\` since ${at(signal.since)} (${ago(signal.since)})`);
+      return result(
+        "waiting_signal",
+        "info",
+        `waiting for signal \`${signal.name}\` since ${at(signal.since)} (${ago(signal.since)})`,
+      );
     }
     case "waiting_input": {
       const input = task.waitDetail && "input" in task.waitDetail ? task.waitDetail.input : undefined;

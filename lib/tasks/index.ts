@@ -1,21 +1,30 @@
 export { createTaskFromRoute } from "./create-task";
-export { diagnoseTask } from "./diagnose-task";
 export type { Diagnosis } from "./diagnose-task";
-export { listKeyTasks } from "./queries/key-task-list";
+export { diagnoseTask } from "./diagnose-task";
 export type { TaskListPosition } from "./queries/key-task-list";
-export { idPrefixRange, listTaskPage } from "./queries/operator-task-list";
+export { listKeyTasks } from "./queries/key-task-list";
 export type { TaskListFilters, TaskListRow } from "./queries/operator-task-list";
+export { idPrefixRange, listTaskPage } from "./queries/operator-task-list";
 export { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "./queries/overview";
 export { readDiagnosis } from "./queries/read-diagnosis";
-export { findTombstoneInTenants, listRetentionRuns, listRetentionRunsForTenants, listTombstones, listTombstonesInTenants, readRetentionFence, readRetentionSettings, readTombstone } from "./queries/retention-views";
 export type { TombstoneDetail } from "./queries/retention-views";
-export { findPendingInput, findTaskDetail, findTaskTenant, listInbox, listTaskEvents } from "./queries/task-detail";
+export {
+  findTombstoneInTenants,
+  listRetentionRuns,
+  listRetentionRunsForTenants,
+  listTombstones,
+  listTombstonesInTenants,
+  readRetentionFence,
+  readRetentionSettings,
+  readTombstone,
+} from "./queries/retention-views";
 export type { RunEventRow } from "./queries/task-detail";
-export { readTaskHandle, readTaskRecord } from "./queries/task-record";
+export { findPendingInput, findTaskDetail, findTaskTenant, listInbox, listTaskEvents } from "./queries/task-detail";
 export type { TaskRecord } from "./queries/task-record";
+export { readTaskHandle, readTaskRecord } from "./queries/task-record";
 export { listOnlineWorkers } from "./queries/workers";
-export { isTerminalTaskStatus, taskStatus } from "./status-mapping";
 export type { Era } from "./status-mapping";
+export { isTerminalTaskStatus, taskStatus } from "./status-mapping";
 export { answerTaskByHandle, cancelTaskByHandle } from "./task-actions";
 export { getTaskFeed } from "./task-feed";
 export { waitForTask } from "./wait-for-task";

@@ -1,7 +1,6 @@
-import { cancelRun } from "../engine";
-import { provideInput, type ProvideInputResult } from "../engine";
 import type { SqlHandle } from "../../db/client";
 import type { InputResponse } from "../engine";
+import { cancelRun, type ProvideInputResult, provideInput } from "../engine";
 import { readTaskHandle } from "./queries/task-record";
 
 /**
@@ -14,7 +13,12 @@ export async function cancelTaskByHandle(
 ): Promise<"cancelled" | "already_terminal" | "not_found"> {
   const handle = await readTaskHandle(sql, params);
   if (!handle) return "not_found";
-  const result = await cancelRun(sql, { runId: params.taskId, tenantId: params.tenantId, reason: "Cancelled by client", actor: params.actor });
+  const result = await cancelRun(sql, {
+    runId: params.taskId,
+    tenantId: params.tenantId,
+    reason: "Cancelled by client",
+    actor: params.actor,
+  });
   return result.outcome;
 }
 

@@ -1,8 +1,7 @@
 import "server-only";
 import { notFound, redirect } from "next/navigation";
 import type { OperatorContext } from "../auth";
-import { type Operator, type RequireOperatorOptions, requireOperator } from "../auth";
-import { webContext } from "../auth";
+import { type Operator, type RequireOperatorOptions, requireOperator, webContext } from "../auth";
 import { isAppError } from "../errors";
 
 /**

@@ -32,7 +32,9 @@ function optionsOf(schema: JsonObject): FormOption[] | undefined {
   }
   const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
   if (!titled) return undefined;
-  return titled.filter(isObject).map((option) => ({ value: String(option.const), label: str(option.title) ?? String(option.const) }));
+  return titled
+    .filter(isObject)
+    .map((option) => ({ value: String(option.const), label: str(option.title) ?? String(option.const) }));
 }
 
 export function fieldsFromSchema(requestedSchema: unknown): FormField[] {
@@ -40,22 +42,52 @@ export function fieldsFromSchema(requestedSchema: unknown): FormField[] {
   const required = new Set(Array.isArray(requestedSchema.required) ? requestedSchema.required.map(String) : []);
   // Stored as jsonb, a schema's properties come back in jsonb's key order (shortest first), not the
   // author's; putting required fields first keeps the question that matters at the top.
-  const entries = Object.entries(requestedSchema.properties).sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
+  const entries = Object.entries(requestedSchema.properties).sort(
+    ([a], [b]) => Number(required.has(b)) - Number(required.has(a)),
+  );
   return entries.map(([key, raw]): FormField => {
     const schema = isObject(raw) ? raw : {};
-    const common: Common = { key, label: str(schema.title) ?? key, required: required.has(key), ...(str(schema.description) ? { description: str(schema.description) } : {}) };
+    const common: Common = {
+      key,
+      label: str(schema.title) ?? key,
+      required: required.has(key),
+      ...(str(schema.description) ? { description: str(schema.description) } : {}),
+    };
     if (schema.type === "array") {
       const items = isObject(schema.items) ? schema.items : {};
       const defaults = Array.isArray(schema.default) ? schema.default.map(String) : undefined;
-      return { ...common, kind: "multi", options: optionsOf(items) ?? [], minItems: num(schema.minItems), maxItems: num(schema.maxItems), default: defaults };
+      return {
+        ...common,
+        kind: "multi",
+        options: optionsOf(items) ?? [],
+        minItems: num(schema.minItems),
+        maxItems: num(schema.maxItems),
+        default: defaults,
+      };
     }
     const options = optionsOf(schema);
-    if (options) return { ...common, kind: "enum", options, default: schema.default === undefined ? undefined : String(schema.default) };
-    if (schema.type === "boolean") return { ...common, kind: "boolean", default: typeof schema.default === "boolean" ? schema.default : undefined };
+    if (options)
+      return { ...common, kind: "enum", options, default: schema.default === undefined ? undefined : String(schema.default) };
+    if (schema.type === "boolean")
+      return { ...common, kind: "boolean", default: typeof schema.default === "boolean" ? schema.default : undefined };
     if (schema.type === "number" || schema.type === "integer") {
-      return { ...common, kind: "number", integer: schema.type === "integer", minimum: num(schema.minimum), maximum: num(schema.maximum), default: num(schema.default) };
+      return {
+        ...common,
+        kind: "number",
+        integer: schema.type === "integer",
+        minimum: num(schema.minimum),
+        maximum: num(schema.maximum),
+        default: num(schema.default),
+      };
     }
-    return { ...common, kind: "string", format: str(schema.format), minLength: num(schema.minLength), maxLength: num(schema.maxLength), default: str(schema.default) };
+    return {
+      ...common,
+      kind: "string",
+      format: str(schema.format),
+      minLength: num(schema.minLength),
+      maxLength: num(schema.maxLength),
+      default: str(schema.default),
+    };
   });
 }
 
@@ -84,7 +116,8 @@ function formatError(format: string | undefined, value: string): string | undefi
     }
   }
   if (format === "date" && (!DATE.test(value) || Number.isNaN(Date.parse(value)))) return "Enter a date as YYYY-MM-DD";
-  if (format === "date-time" && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) return "Enter a date and time like 2026-05-01T14:05:00Z";
+  if (format === "date-time" && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value))))
+    return "Enter a date and time like 2026-05-01T14:05:00Z";
   return undefined;
 }
 
@@ -120,7 +153,10 @@ function checkField(field: FormField, raw: RawValue): { value?: FormValue; error
 }
 
 /** Validates raw control values; `content` is the ElicitResult content when `errors` is empty. */
-export function validateForm(fields: FormField[], raw: Record<string, RawValue>): { content: Record<string, FormValue>; errors: Record<string, string> } {
+export function validateForm(
+  fields: FormField[],
+  raw: Record<string, RawValue>,
+): { content: Record<string, FormValue>; errors: Record<string, string> } {
   const content: Record<string, FormValue> = {};
   const errors: Record<string, string> = {};
   for (const field of fields) {

@@ -21,7 +21,12 @@ export function spawnNode(label: string, args: string[], env: NodeJS.ProcessEnv,
 /** Runs a command to completion with inherited output; resolves with its exit code. */
 export function runCommand(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "inherit", "inherit"], detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "inherit", "inherit"],
+      detached: true,
+    });
     track(child);
     child.once("error", () => resolve(127));
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));

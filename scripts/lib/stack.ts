@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDb } from "../../db/client";
-import { migrate } from "../../db/migrate";
 import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
+import { migrate } from "../../db/migrate";
 import { exited, isRunning, spawnNode, stopChildren } from "./children";
 
 export type Log = (line: string) => void;

@@ -26,7 +26,11 @@ describe("runifold MCP client commands (real processes against a real server)", 
       runCli(["call", "greet", "--args", '{"name":"Ada"}', "--json"], conformance),
     ]);
     expect(plain).toMatchObject({ code: 0, stdout: "Hello, Ada!\n" });
-    expect(lastJson(json)).toMatchObject({ outcome: "completed", isError: false, result: { content: [{ text: "Hello, Ada!" }] } });
+    expect(lastJson(json)).toMatchObject({
+      outcome: "completed",
+      isError: false,
+      result: { content: [{ text: "Hello, Ada!" }] },
+    });
   });
 
   it("call waits for a task by default; --detach prints the task ID for get and wait", async () => {
@@ -43,19 +47,41 @@ describe("runifold MCP client commands (real processes against a real server)", 
     expect(lastJson(got)).toMatchObject({ taskId, era: "modern", status: expect.stringMatching(/working|completed/) });
     const done = await runCli(["tasks", "wait", taskId, "--json"], acme);
     expect(done.code).toBe(0);
-    expect(lastJson(done)).toMatchObject({ outcome: "completed", taskId, result: { structuredContent: { reportId: "cli-detach" } } });
+    expect(lastJson(done)).toMatchObject({
+      outcome: "completed",
+      taskId,
+      result: { structuredContent: { reportId: "cli-detach" } },
+    });
     const plain = await runCli(["tasks", "get", taskId], acme);
     expect(plain.stdout).toMatch(/^task\s+\S+\nstatus\s+completed/);
   });
 
   it("call answers input with --input; a rejection exits 1 (completed with isError)", async () => {
     const [approved, rejected] = await Promise.all([
-      runCli(["call", "approve_expense", "--args", approval("C-1"), "--input", 'decision={"decision":"approve","comment":"ok"}'], acme),
-      runCli(["call", "approve_expense", "--args", approval("C-2"), "--input", 'decision={"action":"accept","content":{"decision":"reject"}}', "--json"], acme),
+      runCli(
+        ["call", "approve_expense", "--args", approval("C-1"), "--input", 'decision={"decision":"approve","comment":"ok"}'],
+        acme,
+      ),
+      runCli(
+        [
+          "call",
+          "approve_expense",
+          "--args",
+          approval("C-2"),
+          "--input",
+          'decision={"action":"accept","content":{"decision":"reject"}}',
+          "--json",
+        ],
+        acme,
+      ),
     ]);
     expect(approved).toMatchObject({ code: 0, stdout: "Expense C-1 approved: ok\n" });
     expect(rejected.code).toBe(1);
-    expect(lastJson(rejected)).toMatchObject({ outcome: "completed", isError: true, result: { structuredContent: { decision: "rejected" } } });
+    expect(lastJson(rejected)).toMatchObject({
+      outcome: "completed",
+      isError: true,
+      result: { structuredContent: { decision: "rejected" } },
+    });
   });
 
   it("without an answer (not a terminal) exits 5 naming the task; tasks answer then tasks wait finish it", async () => {
@@ -107,7 +133,9 @@ describe("runifold MCP client commands (real processes against a real server)", 
   });
 
   it("tasks listen prints one JSON snapshot per line until the task is terminal", async () => {
-    const { taskId } = lastJson(await runCli(["call", "durable_report", "--args", report("cli-listen", 500), "--detach", "--json"], acme));
+    const { taskId } = lastJson(
+      await runCli(["call", "durable_report", "--args", report("cli-listen", 500), "--detach", "--json"], acme),
+    );
     const listened = await runCli(["tasks", "listen", taskId, "--json"], acme);
     expect(listened.code).toBe(0);
     const snapshots = listened.lines.map((line) => JSON.parse(line));
@@ -122,12 +150,28 @@ describe("runifold MCP client commands (real processes against a real server)", 
       runCli(["call", "test_tool_with_task"], conformance),
     ]);
     expect(answered).toMatchObject({ code: 0, stdout: expect.stringContaining("Hello, Grace!") });
-    expect(unanswered).toMatchObject({ code: 4, stderr: expect.stringContaining("test_tool_with_task needs input before it starts") });
+    expect(unanswered).toMatchObject({
+      code: 4,
+      stderr: expect.stringContaining("test_tool_with_task needs input before it starts"),
+    });
     expect(unanswered.stderr).toContain("answer with --input user_name=JSON");
   });
 
   it("speaks the legacy era too (--era legacy)", async () => {
-    const run = await runCli(["call", "approve_expense", "--era", "legacy", "--args", approval("C-L"), "--input", 'decision={"decision":"approve"}', "--json"], acme);
+    const run = await runCli(
+      [
+        "call",
+        "approve_expense",
+        "--era",
+        "legacy",
+        "--args",
+        approval("C-L"),
+        "--input",
+        'decision={"decision":"approve"}',
+        "--json",
+      ],
+      acme,
+    );
     expect(run.code).toBe(0);
     expect(lastJson(run)).toMatchObject({ outcome: "completed", task: { era: "legacy" } });
   });
@@ -143,7 +187,10 @@ describe("runifold MCP client commands (real processes against a real server)", 
     expect(unknown).toMatchObject({ code: 4, stderr: "error: Task not found (code -32602)\n" });
     expect(badKey).toMatchObject({ code: 4, stderr: expect.stringMatching(/HTTP 401/) });
     expect(badArgs).toMatchObject({ code: 4, stderr: expect.stringContaining("--args is not valid JSON") });
-    expect(unreachable).toMatchObject({ code: 4, stderr: expect.stringMatching(/^error: Cannot reach http:\/\/127\.0\.0\.1:9\/api\/mcp/) });
+    expect(unreachable).toMatchObject({
+      code: 4,
+      stderr: expect.stringMatching(/^error: Cannot reach http:\/\/127\.0\.0\.1:9\/api\/mcp/),
+    });
     expect(missingId).toMatchObject({ code: 4, stderr: expect.stringContaining("Missing <id>") });
     for (const run of [unknown, badKey, badArgs, unreachable]) expect(run.stderr).not.toMatch(/\n\s+at /);
   });

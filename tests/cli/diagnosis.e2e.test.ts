@@ -27,9 +27,15 @@ describe("runifold tasks get: the operator's diagnosis", { timeout: 120_000 }, (
       inputSchema: toolInputSchema(generateReport),
       taskSupport: "optional",
     });
-    const created = await modernClient(fx.server.url, { token: fx.acmeKey }).result("tools/call", { name: "report_v2", arguments: { report_id: "nobody" } });
+    const created = await modernClient(fx.server.url, { token: fx.acmeKey }).result("tools/call", {
+      name: "report_v2",
+      arguments: { report_id: "nobody" },
+    });
     const env = { DATABASE_URL: fx.db.url, RUNIFOLD_URL: fx.server.url, RUNIFOLD_KEY: fx.acmeKey };
-    const [plain, json] = await Promise.all([runCli(["tasks", "get", created.taskId], env), runCli(["tasks", "get", created.taskId, "--json"], env)]);
+    const [plain, json] = await Promise.all([
+      runCli(["tasks", "get", created.taskId], env),
+      runCli(["tasks", "get", created.taskId, "--json"], env),
+    ]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(/diagnosis: queued .*no online worker serves generate-report@2/);
     expect(lastJson(json)).toMatchObject({ status: "working", diagnosis: { code: "queued_no_worker" } });

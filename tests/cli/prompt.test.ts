@@ -46,7 +46,10 @@ describe("interactive input prompts (from the requestedSchema)", () => {
   });
 
   it("accepts a label and y/n; :decline and :cancel refuse; closed input leaves the request open", async () => {
-    expect((await answer(expense, ["Approve", "3", "y", ""])).response).toEqual({ action: "accept", content: { decision: "approve", amount: 3, urgent: true } });
+    expect((await answer(expense, ["Approve", "3", "y", ""])).response).toEqual({
+      action: "accept",
+      content: { decision: "approve", amount: 3, urgent: true },
+    });
     expect((await answer(expense, [":decline"])).response).toEqual({ action: "decline" });
     expect((await answer(expense, ["approve", ":cancel"])).response).toEqual({ action: "cancel" });
     expect((await answer(expense, ["approve"])).response).toBeUndefined();
@@ -59,7 +62,10 @@ describe("--input KEY=JSON", () => {
     const inputs = parseInputs(['decision={"decision":"approve"}', 'other={"action":"decline"}', 'name="Ada"']);
     expect(toInputResponse("decision", inputs.get("decision"))).toEqual({ action: "accept", content: { decision: "approve" } });
     expect(toInputResponse("other", inputs.get("other"))).toEqual({ action: "decline" });
-    const oneField: InputRequest = { method: "elicitation/create", params: { message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } };
+    const oneField: InputRequest = {
+      method: "elicitation/create",
+      params: { message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } },
+    };
     expect(toInputResponse("name", inputs.get("name"), oneField)).toEqual({ action: "accept", content: { name: "Ada" } });
     expect(() => toInputResponse("name", "Ada", expense)).toThrow(/give the content object/);
     expect(() => parseInputs(["novalue"])).toThrow(/KEY=JSON/);

@@ -32,7 +32,15 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
       runCli([], env),
     ]);
     expect(main.code).toBe(0);
-    for (const word of ["tenants create", "keys create", "routes add", "operators create", "demo seed", "call <tool>", "tasks listen"]) {
+    for (const word of [
+      "tenants create",
+      "keys create",
+      "routes add",
+      "operators create",
+      "demo seed",
+      "call <tool>",
+      "tasks listen",
+    ]) {
       expect(main.stdout).toContain(word);
     }
     expect(group).toMatchObject({ code: 0, stdout: expect.stringContaining("--expires-in-days N") });
@@ -41,7 +49,10 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
   });
 
   it("runs through the bin shim from another directory", async () => {
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts/runifold.mjs"), "tenants", "--help"], { cwd: "/", stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts/runifold.mjs"), "tenants", "--help"], {
+      cwd: "/",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
@@ -60,7 +71,10 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
   });
 
   it("tenants create and list; duplicate and invalid slugs are errors", async () => {
-    expect(await runCli(["tenants", "create", "t-cli", "--name", "CLI tenant"], env)).toMatchObject({ code: 0, stdout: expect.stringContaining("t-cli") });
+    expect(await runCli(["tenants", "create", "t-cli", "--name", "CLI tenant"], env)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("t-cli"),
+    });
     const [duplicate, invalid, list, plain] = await Promise.all([
       runCli(["tenants", "create", "t-cli"], env),
       runCli(["tenants", "create", "Bad_Slug"], env),
@@ -74,7 +88,10 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
   });
 
   it("keys create prints a token alone on the last line that authenticates; list and revoke", async () => {
-    const created = await runCli(["keys", "create", "--tenant", "t-cli", "--scopes", "mcp,tasks:read", "--name", "ci", "--expires-in-days", "7"], env);
+    const created = await runCli(
+      ["keys", "create", "--tenant", "t-cli", "--scopes", "mcp,tasks:read", "--name", "ci", "--expires-in-days", "7"],
+      env,
+    );
     expect(created.code).toBe(0);
     const token = created.lines.at(-1) as string;
     expect(token).toMatch(/^rf_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
@@ -102,12 +119,23 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
 
   it("routes add (new revisions), list and disable", async () => {
     const args = ["routes", "add", "--tenant", "t-cli", "--tool", "report", "--workflow", "generate-report", "--version", "1"];
-    const first = lastJson(await runCli([...args, "--task-support", "required", "--title", "Report", "--sync-deadline-ms", "5000", "--json"], env));
-    expect(first).toMatchObject({ tool_name: "report", revision: 1, task_support: "required", title: "Report", sync_deadline_ms: 5000 });
+    const first = lastJson(
+      await runCli([...args, "--task-support", "required", "--title", "Report", "--sync-deadline-ms", "5000", "--json"], env),
+    );
+    expect(first).toMatchObject({
+      tool_name: "report",
+      revision: 1,
+      task_support: "required",
+      title: "Report",
+      sync_deadline_ms: 5000,
+    });
     expect(first.input_schema.properties).toHaveProperty("report_id");
     expect(lastJson(await runCli([...args, "--json"], env))).toMatchObject({ revision: 2, task_support: "optional" });
 
-    const unknown = await runCli(["routes", "add", "--tenant", "t-cli", "--tool", "ext", "--workflow", "not-shipped", "--version", "3", "--json"], env);
+    const unknown = await runCli(
+      ["routes", "add", "--tenant", "t-cli", "--tool", "ext", "--workflow", "not-shipped", "--version", "3", "--json"],
+      env,
+    );
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toContain("does not ship not-shipped@3");
     expect(lastJson(unknown).input_schema).toEqual({ type: "object" });
@@ -117,18 +145,41 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
       runCli(["routes", "list", "--tenant", "t-cli", "--all-revisions", "--json"], env),
       runCli([...args, "--task-support", "sometimes"], env),
     ]);
-    expect(lastJson(current).map((r: { tool_name: string; revision: number }) => `${r.tool_name}#${r.revision}`)).toEqual(["ext#1", "report#2"]);
+    expect(lastJson(current).map((r: { tool_name: string; revision: number }) => `${r.tool_name}#${r.revision}`)).toEqual([
+      "ext#1",
+      "report#2",
+    ]);
     expect(lastJson(all)).toHaveLength(3);
     expect(badMode.code).toBe(4);
 
-    expect(await runCli(["routes", "disable", "--tenant", "t-cli", "--tool", "report"], env)).toMatchObject({ code: 0, stdout: expect.stringContaining("revision 3, disabled") });
+    expect(await runCli(["routes", "disable", "--tenant", "t-cli", "--tool", "report"], env)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("revision 3, disabled"),
+    });
     expect((await runCli(["routes", "disable", "--tenant", "t-cli", "--tool", "report"], env)).code).toBe(4);
     const plain = await runCli(["routes", "list", "--tenant", "t-cli"], env);
     expect(plain.stdout).toMatch(/report\s+3\s+generate-report@1\s+optional\s+disabled/);
   });
 
   it("operators create hashes the password and adds the membership; duplicates and weak input are refused", async () => {
-    const created = lastJson(await runCli(["operators", "create", "--email", "Ops@Example.com", "--password", "correct horse battery", "--role", "operator", "--tenant", "t-cli", "--json"], env));
+    const created = lastJson(
+      await runCli(
+        [
+          "operators",
+          "create",
+          "--email",
+          "Ops@Example.com",
+          "--password",
+          "correct horse battery",
+          "--role",
+          "operator",
+          "--tenant",
+          "t-cli",
+          "--json",
+        ],
+        env,
+      ),
+    );
     expect(created).toMatchObject({ email: "ops@example.com", role: "operator", tenants: ["t-cli"] });
     const row = await findOperatorByEmail(db.sql, "ops@example.com");
     expect(row?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
@@ -137,18 +188,29 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
     expect(members[0]?.n).toBe(1);
 
     const [duplicate, short, role] = await Promise.all([
-      runCli(["operators", "create", "--email", "ops@example.com", "--password", "another long password", "--role", "admin"], env),
+      runCli(
+        ["operators", "create", "--email", "ops@example.com", "--password", "another long password", "--role", "admin"],
+        env,
+      ),
       runCli(["operators", "create", "--email", "x@example.com", "--password", "short", "--role", "admin"], env),
       runCli(["operators", "create", "--email", "y@example.com", "--password", "long enough password", "--role", "root"], env),
     ]);
     expect(duplicate).toMatchObject({ code: 4, stderr: expect.stringContaining("already exists") });
     expect(short.code).toBe(4);
     expect(role.code).toBe(4);
-    expect(await runCli(["operators", "create", "--email", "admin@example.com", "--password", "long enough password", "--role", "admin"], env)).toMatchObject({ code: 0 });
+    expect(
+      await runCli(
+        ["operators", "create", "--email", "admin@example.com", "--password", "long enough password", "--role", "admin"],
+        env,
+      ),
+    ).toMatchObject({ code: 0 });
   });
 
   it("reports a missing database in one line, without a stack trace", async () => {
-    const run = await runCli(["tenants", "list"], { DATABASE_URL: "postgres://nobody:x@127.0.0.1:9/none", RUNIFOLD_DATA_DIR: "/nonexistent" });
+    const run = await runCli(["tenants", "list"], {
+      DATABASE_URL: "postgres://nobody:x@127.0.0.1:9/none",
+      RUNIFOLD_DATA_DIR: "/nonexistent",
+    });
     expect(run.code).toBe(4);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toMatch(/^error: database: /);

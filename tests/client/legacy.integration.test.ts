@@ -11,12 +11,14 @@ afterAll(async () => {
   await fx.close();
 });
 
-const connect = (key: string, options: { tasks?: boolean } = {}) => McpTaskClient.connect(fx.server.url, { key, era: "legacy", ...options });
+const connect = (key: string, options: { tasks?: boolean } = {}) =>
+  McpTaskClient.connect(fx.server.url, { key, era: "legacy", ...options });
 
 /** A fetch that makes the server look legacy-only: `server/discover` gets a plain 404 page. */
 const legacyOnlyFetch: typeof fetch = async (input, init) => {
   const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string }) : {};
-  if (body.method === "server/discover") return new Response("<html>Not Found</html>", { status: 404, headers: { "content-type": "text/html" } });
+  if (body.method === "server/discover")
+    return new Response("<html>Not Found</html>", { status: 404, headers: { "content-type": "text/html" } });
   return fetch(input, init);
 };
 
@@ -79,7 +81,9 @@ describe("McpTaskClient against the legacy era (2025-11-25 tasks)", () => {
     const waiting = await client.waitTask(task, { deadlineMs: 20_000 });
     if (waiting.kind !== "input_required") throw new Error(`expected input_required, got ${waiting.kind}`);
     expect(Object.keys(waiting.inputRequests)).toEqual(["decision"]);
-    expect(waiting.inputRequests.decision?.params).toMatchObject({ requestedSchema: { properties: { decision: expect.any(Object) } } });
+    expect(waiting.inputRequests.decision?.params).toMatchObject({
+      requestedSchema: { properties: { decision: expect.any(Object) } },
+    });
     await client.updateTask(task.taskId, { decision: { action: "accept", content: { decision: "approve" } } });
     expect(await client.waitTask(task.taskId, { deadlineMs: 20_000 })).toMatchObject({ kind: "completed", isError: false });
   });

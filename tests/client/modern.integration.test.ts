@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpAuthError, McpProtocolError, McpTaskClient, type TaskView, isTaskNotFound } from "../../lib/client";
+import { isTaskNotFound, McpAuthError, McpProtocolError, McpTaskClient, type TaskView } from "../../lib/client";
 import { type ClientFixture, startClientFixture } from "./client-fixture";
 
 let fx: ClientFixture;
@@ -26,14 +26,22 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
   it("gets a complete outcome for greet", async () => {
     const client = await connect(fx.conformanceKey);
     const outcome = await client.callToolOutcome("greet", { name: "Ada" });
-    expect(outcome).toEqual({ kind: "complete", result: expect.objectContaining({ content: [{ type: "text", text: "Hello, Ada!" }] }) });
+    expect(outcome).toEqual({
+      kind: "complete",
+      result: expect.objectContaining({ content: [{ type: "text", text: "Hello, Ada!" }] }),
+    });
   });
 
   it("gets a task outcome for durable_report and waits for it to complete", async () => {
     const client = await connect(fx.acmeKey);
     const outcome = await client.callToolOutcome("durable_report", { report_id: "q3", settle_ms: 200 });
     if (outcome.kind !== "task") throw new Error(`expected a task, got ${outcome.kind}`);
-    expect(outcome.task).toMatchObject({ status: "working", era: "modern", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(outcome.task).toMatchObject({
+      status: "working",
+      era: "modern",
+      ttlMs: expect.any(Number),
+      pollIntervalMs: expect.any(Number),
+    });
     const updates: TaskView[] = [];
     const done = await client.waitTask(outcome.task, { deadlineMs: 20_000, onUpdate: (task) => updates.push(task) });
     expect(done).toMatchObject({ kind: "completed", isError: false, result: { structuredContent: { reportId: "q3" } } });
@@ -71,7 +79,10 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
     if (waiting.kind !== "input_required") return;
     expect(Object.keys(waiting.inputRequests)).toEqual(["decision"]);
     await client.updateTask(outcome.task.taskId, { decision: { action: "accept", content: { decision: "approve" } } });
-    expect(await client.waitTask(outcome.task.taskId, { deadlineMs: 20_000 })).toMatchObject({ kind: "completed", isError: false });
+    expect(await client.waitTask(outcome.task.taskId, { deadlineMs: 20_000 })).toMatchObject({
+      kind: "completed",
+      isError: false,
+    });
   });
 
   it("cancels a task", async () => {
@@ -79,7 +90,10 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
     const outcome = await client.callToolOutcome("durable_report", { report_id: "cancel-me", settle_ms: 600_000 });
     if (outcome.kind !== "task") throw new Error("expected a task");
     await client.cancelTask(outcome.task.taskId);
-    expect(await client.waitTask(outcome.task.taskId, { deadlineMs: 20_000 })).toMatchObject({ kind: "cancelled", task: { status: "cancelled" } });
+    expect(await client.waitTask(outcome.task.taskId, { deadlineMs: 20_000 })).toMatchObject({
+      kind: "cancelled",
+      task: { status: "cancelled" },
+    });
     await client.cancelTask(outcome.task.taskId); // terminal: a quiet no-op
   });
 
@@ -119,7 +133,10 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
     const { taskId } = JSON.parse(persisted) as { taskId: string };
     const current = await second.getTask(taskId);
     expect(["working", "completed"]).toContain(current.status);
-    expect(await second.waitTask(current, { deadlineMs: 20_000 })).toMatchObject({ kind: "completed", result: { structuredContent: { reportId: "resume" } } });
+    expect(await second.waitTask(current, { deadlineMs: 20_000 })).toMatchObject({
+      kind: "completed",
+      result: { structuredContent: { reportId: "resume" } },
+    });
   });
 
   it("ends a wait at its deadline without cancelling the task", async () => {
@@ -140,17 +157,28 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
 
   it("answers MRTR rounds through onInputRequest, or returns them to the caller", async () => {
     const client = await connect(fx.conformanceKey);
-    const handled = await client.callToolOutcome("test_tool_with_task", {}, { onInputRequest: () => ({ action: "accept", content: { name: "Grace" } }) });
+    const handled = await client.callToolOutcome(
+      "test_tool_with_task",
+      {},
+      { onInputRequest: () => ({ action: "accept", content: { name: "Grace" } }) },
+    );
     if (handled.kind !== "task") throw new Error(`expected a task, got ${handled.kind}`);
-    expect(await client.waitTask(handled.task, { deadlineMs: 20_000 })).toMatchObject({ kind: "completed", result: { content: [{ text: expect.stringContaining("Grace") }] } });
+    expect(await client.waitTask(handled.task, { deadlineMs: 20_000 })).toMatchObject({
+      kind: "completed",
+      result: { content: [{ text: expect.stringContaining("Grace") }] },
+    });
 
     const round = await client.callToolOutcome("test_tool_with_task", {});
     if (round.kind !== "input_required") throw new Error("expected an MRTR round");
     expect(Object.keys(round.inputRequests)).toEqual(["user_name"]);
-    const retried = await client.callToolOutcome("test_tool_with_task", {}, {
-      inputResponses: { user_name: { action: "accept", content: { name: "Linus" } } },
-      requestState: round.requestState,
-    });
+    const retried = await client.callToolOutcome(
+      "test_tool_with_task",
+      {},
+      {
+        inputResponses: { user_name: { action: "accept", content: { name: "Linus" } } },
+        requestState: round.requestState,
+      },
+    );
     expect(retried.kind).toBe("task");
   });
 
@@ -168,6 +196,8 @@ describe("McpTaskClient against the modern era (2026-07-28 + tasks extension)", 
     expect(unknown).toBeInstanceOf(McpProtocolError);
     expect(isTaskNotFound(unknown)).toBe(true);
     await expect(connect("rf_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).rejects.toBeInstanceOf(McpAuthError);
-    await expect(McpTaskClient.connect("http://127.0.0.1:9/api/mcp", { key: fx.acmeKey })).rejects.toMatchObject({ kind: "transport" });
+    await expect(McpTaskClient.connect("http://127.0.0.1:9/api/mcp", { key: fx.acmeKey })).rejects.toMatchObject({
+      kind: "transport",
+    });
   });
 });

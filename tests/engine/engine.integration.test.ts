@@ -1,14 +1,16 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidWorkflowInput } from "../../lib/engine";
-import { silentLogger } from "../../lib/engine";
-import { cancelRun } from "../../lib/engine";
-import { createRun } from "../../lib/engine";
+import {
+  cancelRun,
+  createRegistry,
+  createRun,
+  createWorker,
+  InvalidWorkflowInput,
+  provideInput,
+  sendSignal,
+  silentLogger,
+} from "../../lib/engine";
 import { finishRun } from "../../lib/engine/testing";
-import { provideInput } from "../../lib/engine";
-import { sendSignal } from "../../lib/engine";
-import { createWorker } from "../../lib/engine";
-import { createRegistry } from "../../lib/engine";
 import { generateReport } from "../../workflows/demo/generate-report";
 import { everything, leaky, STEP_LOG_DDL, slowSteps, testRegistry } from "../fixtures/engine-workflows";
 import { freshDatabase } from "../helpers/db";
@@ -43,23 +45,40 @@ function workerEnv(extra: Record<string, string> = {}) {
 
 describe("engine across worker processes", () => {
   it("runs steps, a sleep, a signal wait and an input request to completion across two worker processes", async () => {
-    const workers = [spawnTs("tests/helpers/test-worker-process.ts", workerEnv()), spawnTs("tests/helpers/test-worker-process.ts", workerEnv())];
+    const workers = [
+      spawnTs("tests/helpers/test-worker-process.ts", workerEnv()),
+      spawnTs("tests/helpers/test-worker-process.ts", workerEnv()),
+    ];
     try {
-      const run = await createRun(sql, { tenantId: TENANT, workflowName: "everything", workflowVersion: 1, input: { label: "x" }, definition: everything });
+      const run = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "everything",
+        workflowVersion: 1,
+        input: { label: "x" },
+        definition: everything,
+      });
       await until(async () => (await statusOf(run.id)) === "waiting_signal", 30_000).catch(async (e) => {
-        console.log(await sql`SELECT type, payload FROM run_events WHERE run_id = ${run.id}`, workers.map((w) => w.output()));
+        console.log(
+          await sql`SELECT type, payload FROM run_events WHERE run_id = ${run.id}`,
+          workers.map((w) => w.output()),
+        );
         throw e;
       });
       expect(await sendSignal(sql, { runId: run.id, name: "go", payload: { add: 22 } })).toBe(true);
       await until(async () => (await statusOf(run.id)) === "waiting_input", 20_000);
-      const answered = await provideInput(sql, { runId: run.id, responses: { confirm: { action: "accept", content: { ok: true } }, bogus: { action: "accept" } }, actor: "test" });
+      const answered = await provideInput(sql, {
+        runId: run.id,
+        responses: { confirm: { action: "accept", content: { ok: true } }, bogus: { action: "accept" } },
+        actor: "test",
+      });
       expect(answered).toEqual({ found: true, accepted: ["confirm"], resumed: true });
       await until(async () => (await statusOf(run.id)) === "completed", 20_000);
       const terminal = await sql`SELECT payload FROM run_events WHERE run_id = ${run.id} AND type = 'completed'`;
       expect(terminal[0]?.payload.result.content[0].text).toBe("x: 42 confirmed");
       expect(await stepRuns(run.id, "first")).toBe(1);
       expect(await stepRuns(run.id, "second")).toBe(1);
-      const leasedBy = await sql`SELECT DISTINCT payload->>'worker' AS w FROM run_events WHERE run_id = ${run.id} AND type = 'leased'`;
+      const leasedBy =
+        await sql`SELECT DISTINCT payload->>'worker' AS w FROM run_events WHERE run_id = ${run.id} AND type = 'leased'`;
       expect(leasedBy.length).toBeGreaterThanOrEqual(1);
       const registered = await sql`SELECT count(*) AS n FROM worker_registrations WHERE stopped_at IS NULL`;
       expect(Number(registered[0]?.n)).toBe(2);
@@ -73,7 +92,13 @@ describe("engine across worker processes", () => {
     const victim = spawnTs("tests/helpers/test-worker-process.ts", workerEnv());
     let survivor: ReturnType<typeof spawnTs> | undefined;
     try {
-      const run = await createRun(sql, { tenantId: TENANT, workflowName: "slow-steps", workflowVersion: 1, input: { slowMs: 4_000 }, definition: slowSteps });
+      const run = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "slow-steps",
+        workflowVersion: 1,
+        input: { slowMs: 4_000 },
+        definition: slowSteps,
+      });
       await until(async () => (await stepRuns(run.id, "slow")) === 1, 30_000);
       victim.kill("SIGKILL");
       await waitForExit(victim);
@@ -98,7 +123,13 @@ describe("engine in process", () => {
     const worker = createWorker({ sql, registry: testRegistry, logger: silentLogger, leaseMs: 5_000, pollMs: 100 });
     await worker.start();
     try {
-      const run = await createRun(sql, { tenantId: TENANT, workflowName: "slow-steps", workflowVersion: 1, input: { slowMs: 10_000 }, definition: slowSteps });
+      const run = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "slow-steps",
+        workflowVersion: 1,
+        input: { slowMs: 10_000 },
+        definition: slowSteps,
+      });
       await until(async () => (await stepRuns(run.id, "slow")) === 1);
       const cancelledAt = Date.now();
       expect(await cancelRun(sql, { runId: run.id, tenantId: TENANT })).toEqual({ outcome: "cancelled" });
@@ -119,8 +150,14 @@ describe("engine in process", () => {
     expect(await cancelRun(sql, { runId: run.id })).toEqual({ outcome: "cancelled" });
     expect(await cancelRun(sql, { runId: run.id })).toEqual({ outcome: "already_terminal", status: "cancelled" });
     expect(await sendSignal(sql, { runId: run.id, name: "go" })).toBe(false);
-    expect((await provideInput(sql, { runId: run.id, responses: { confirm: { action: "accept" } }, actor: "t" })).accepted).toEqual([]);
-    const finished = await finishRun(sql, { runId: run.id, workerId: "w", attempt: 0, leaseMs: 1000 }, { status: "completed", result: { content: [] } });
+    expect(
+      (await provideInput(sql, { runId: run.id, responses: { confirm: { action: "accept" } }, actor: "t" })).accepted,
+    ).toEqual([]);
+    const finished = await finishRun(
+      sql,
+      { runId: run.id, workerId: "w", attempt: 0, leaseMs: 1000 },
+      { status: "completed", result: { content: [] } },
+    );
     expect(finished).toBe(false);
     await expect(sql`UPDATE runs SET status = 'queued' WHERE id = ${run.id}`).rejects.toThrow(/terminal/);
     await expect(sql`UPDATE runs SET status_message = 'x' WHERE id = ${run.id}`).rejects.toThrow(/terminal/);
@@ -134,8 +171,19 @@ describe("engine in process", () => {
     const worker = createWorker({ sql, registry: createRegistry([generateReport]), logger: silentLogger, pollMs: 50 });
     await worker.start();
     try {
-      const v2 = await createRun(sql, { tenantId: TENANT, workflowName: "generate-report", workflowVersion: 2, input: { report_id: "r" } });
-      const v1 = await createRun(sql, { tenantId: TENANT, workflowName: "generate-report", workflowVersion: 1, input: { report_id: "r", settle_ms: 0 }, definition: generateReport });
+      const v2 = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "generate-report",
+        workflowVersion: 2,
+        input: { report_id: "r" },
+      });
+      const v1 = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "generate-report",
+        workflowVersion: 1,
+        input: { report_id: "r", settle_ms: 0 },
+        definition: generateReport,
+      });
       await until(async () => (await statusOf(v1.id)) === "completed", 20_000);
       await new Promise((r) => setTimeout(r, 300));
       expect(await statusOf(v2.id)).toBe("queued");
@@ -148,7 +196,13 @@ describe("engine in process", () => {
 
   it("rejects invalid input at creation with a clear error and writes nothing", async () => {
     const before = Number((await sql`SELECT count(*) AS n FROM runs`)[0]?.n);
-    const attempt = createRun(sql, { tenantId: TENANT, workflowName: "generate-report", workflowVersion: 1, input: { report_id: 42 }, definition: generateReport });
+    const attempt = createRun(sql, {
+      tenantId: TENANT,
+      workflowName: "generate-report",
+      workflowVersion: 1,
+      input: { report_id: 42 },
+      definition: generateReport,
+    });
     await expect(attempt).rejects.toBeInstanceOf(InvalidWorkflowInput);
     await expect(attempt).rejects.toThrow(/report_id/);
     expect(Number((await sql`SELECT count(*) AS n FROM runs`)[0]?.n)).toBe(before);
@@ -158,8 +212,20 @@ describe("engine in process", () => {
     const worker = createWorker({ sql, registry: testRegistry, logger: silentLogger, pollMs: 50 });
     await worker.start();
     try {
-      const fatal = await createRun(sql, { tenantId: TENANT, workflowName: "leaky", workflowVersion: 1, input: { retryable: false }, definition: leaky });
-      const flaky = await createRun(sql, { tenantId: TENANT, workflowName: "leaky", workflowVersion: 1, input: { retryable: true }, definition: leaky });
+      const fatal = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "leaky",
+        workflowVersion: 1,
+        input: { retryable: false },
+        definition: leaky,
+      });
+      const flaky = await createRun(sql, {
+        tenantId: TENANT,
+        workflowName: "leaky",
+        workflowVersion: 1,
+        input: { retryable: true },
+        definition: leaky,
+      });
       await until(async () => (await statusOf(fatal.id)) === "failed" && (await statusOf(flaky.id)) === "failed", 20_000);
       for (const run of [fatal, flaky]) {
         const [event] = await sql`SELECT payload FROM run_events WHERE run_id = ${run.id} AND type = 'failed'`;

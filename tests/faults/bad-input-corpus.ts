@@ -30,7 +30,11 @@ const META = {
 
 export type HttpCase = { name: string; body: string; headers: Record<string, string> };
 
-function modern(method: string, params: Record<string, unknown>, extra: { meta?: unknown; headers?: Record<string, string>; envelope?: Record<string, unknown> } = {}): HttpCase {
+function modern(
+  method: string,
+  params: Record<string, unknown>,
+  extra: { meta?: unknown; headers?: Record<string, string>; envelope?: Record<string, unknown> } = {},
+): HttpCase {
   const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
   const headers: Record<string, string> = {
     "mcp-protocol-version": "2026-07-28",
@@ -38,7 +42,13 @@ function modern(method: string, params: Record<string, unknown>, extra: { meta?:
     ...(typeof name === "string" && name.length < 1_000 && /^[\x20-\x7e]*$/.test(name) ? { "mcp-name": name } : {}),
     ...extra.headers,
   };
-  const body = { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: extra.meta === undefined ? META : extra.meta }, ...extra.envelope };
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: { ...params, _meta: extra.meta === undefined ? META : extra.meta },
+    ...extra.envelope,
+  };
   return { name: method, body: JSON.stringify(body), headers };
 }
 
@@ -57,13 +67,20 @@ export function httpCases(taskId: string): HttpCase[] {
     for (const key of Object.keys(params)) {
       const { [key]: _dropped, ...rest } = params;
       cases.push({ ...modern(method, rest), name: `${method}: without ${key}` });
-      for (const [label, value] of HOSTILE) cases.push({ ...modern(method, { ...params, [key]: value }), name: `${method}: ${key} = ${label}` });
+      for (const [label, value] of HOSTILE)
+        cases.push({ ...modern(method, { ...params, [key]: value }), name: `${method}: ${key} = ${label}` });
     }
   }
   // Nested arguments of tools/call, and hostile tool arguments against each schema.
   for (const [label, value] of HOSTILE) {
-    cases.push({ ...modern("tools/call", { name: "slow_compute", arguments: { seconds: value } }), name: `tools/call: seconds = ${label}` });
-    cases.push({ ...modern("tasks/update", { taskId, inputResponses: { confirm: value } }), name: `tasks/update: response = ${label}` });
+    cases.push({
+      ...modern("tools/call", { name: "slow_compute", arguments: { seconds: value } }),
+      name: `tools/call: seconds = ${label}`,
+    });
+    cases.push({
+      ...modern("tasks/update", { taskId, inputResponses: { confirm: value } }),
+      name: `tasks/update: response = ${label}`,
+    });
   }
   // Envelope fields.
   for (const [field, values] of [
@@ -71,13 +88,30 @@ export function httpCases(taskId: string): HttpCase[] {
     ["id", [{}, [], true, null, 1.5]],
     ["method", [5, "", "TOOLS/CALL", "tools/call ", "__proto__"]],
   ] as [string, unknown[]][]) {
-    for (const value of values) cases.push({ ...modern("tools/list", {}, { envelope: { [field]: value } }), name: `envelope ${field} = ${JSON.stringify(value)}` });
+    for (const value of values)
+      cases.push({
+        ...modern("tools/list", {}, { envelope: { [field]: value } }),
+        name: `envelope ${field} = ${JSON.stringify(value)}`,
+      });
   }
   for (const value of [[], "x", 5, null]) {
-    cases.push({ name: `params = ${JSON.stringify(value)}`, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: value }) });
+    cases.push({
+      name: `params = ${JSON.stringify(value)}`,
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: value }),
+    });
   }
   // _meta.
-  for (const meta of [null, "x", [], {}, { ...META, "io.modelcontextprotocol/protocolVersion": 5 }, { ...META, "io.modelcontextprotocol/protocolVersion": "2026-07-28x" }, { ...META, "io.modelcontextprotocol/clientCapabilities": "x" }, { ...META, "io.modelcontextprotocol/clientCapabilities": { extensions: [] } }]) {
+  for (const meta of [
+    null,
+    "x",
+    [],
+    {},
+    { ...META, "io.modelcontextprotocol/protocolVersion": 5 },
+    { ...META, "io.modelcontextprotocol/protocolVersion": "2026-07-28x" },
+    { ...META, "io.modelcontextprotocol/clientCapabilities": "x" },
+    { ...META, "io.modelcontextprotocol/clientCapabilities": { extensions: [] } },
+  ]) {
     cases.push({ ...modern("tasks/get", { taskId }, { meta }), name: `_meta = ${JSON.stringify(meta).slice(0, 80)}` });
   }
   // Headers.
@@ -97,8 +131,24 @@ export function httpCases(taskId: string): HttpCase[] {
     cases.push({ ...modern("tasks/get", { taskId }, { headers }), name: `header ${JSON.stringify(headers).slice(0, 60)}` });
   }
   // Raw bodies.
-  const raw = ["", "{", "[]", "null", '"str"', "42", "\ufeff{}", `${"[".repeat(3_000)}${"]".repeat(3_000)}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${JSON.stringify(META)}}`, "\u0000"];
-  for (const body of raw) cases.push({ name: `raw body ${JSON.stringify(body.slice(0, 20))}`, body, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" } });
+  const raw = [
+    "",
+    "{",
+    "[]",
+    "null",
+    '"str"',
+    "42",
+    "\ufeff{}",
+    `${"[".repeat(3_000)}${"]".repeat(3_000)}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${JSON.stringify(META)}}`,
+    "\u0000",
+  ];
+  for (const body of raw)
+    cases.push({
+      name: `raw body ${JSON.stringify(body.slice(0, 20))}`,
+      body,
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    });
   // Legacy era (no 2026 _meta): the same hostile values in its methods.
   for (const [method, params] of [
     ["initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } }],
@@ -109,7 +159,11 @@ export function httpCases(taskId: string): HttpCase[] {
   ] as [string, Record<string, unknown>][]) {
     for (const key of Object.keys(params)) {
       for (const [label, value] of HOSTILE.slice(0, 10)) {
-        cases.push({ name: `legacy ${method}: ${key} = ${label}`, headers: {}, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, [key]: value } }) });
+        cases.push({
+          name: `legacy ${method}: ${key} = ${label}`,
+          headers: {},
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, [key]: value } }),
+        });
       }
     }
   }
@@ -150,7 +204,20 @@ export function cliCases(taskId: string): string[][] {
     ["routes", "add", "--tenant", "conformance", "--tool", "x", "--workflow", "nope", "--version", "abc"],
     ["routes", "add", "--tenant", "conformance", "--tool", "x", "--workflow", "nope", "--version", "-1"],
     ["routes", "add", "--tenant", "nope", "--tool", "x", "--workflow", "conformance-greet", "--version", "1"],
-    ["routes", "add", "--tenant", "conformance", "--tool", "bad tool name!", "--workflow", "conformance-greet", "--version", "1", "--task-support", "sometimes"],
+    [
+      "routes",
+      "add",
+      "--tenant",
+      "conformance",
+      "--tool",
+      "bad tool name!",
+      "--workflow",
+      "conformance-greet",
+      "--version",
+      "1",
+      "--task-support",
+      "sometimes",
+    ],
     ["routes", "disable", "--tenant", "conformance", "--tool", "no_such_tool"],
     ["operators", "create", "--email", "not-an-email", "--password", "x", "--role", "admin"],
     ["operators", "create", "--email", "a@b.test", "--password", "x", "--role", "root"],
@@ -164,11 +231,17 @@ export function uiCases(taskId: string): UiCase[] {
   const values = ["", "x", "' OR 1=1 --", "%00", "9".repeat(40), "2026-13-45", "-1", "../../", "🧨", "null"];
   const cases: UiCase[] = [];
   for (const param of ["cursor", "tenant", "status", "from", "to", "q", "tool"]) {
-    for (const value of values) cases.push({ name: `list ${param}=${value.slice(0, 12)}`, path: `?${param}=${encodeURIComponent(value)}`, signedIn: true });
+    for (const value of values)
+      cases.push({ name: `list ${param}=${value.slice(0, 12)}`, path: `?${param}=${encodeURIComponent(value)}`, signedIn: true });
   }
   for (const id of ["x", "' OR 1=1 --", taskId, "0".repeat(500)]) {
     cases.push({ name: `detail ${id.slice(0, 12)}`, path: `/${encodeURIComponent(id)}`, detail: id, signedIn: true });
-    cases.push({ name: `detail ${id.slice(0, 12)} before=junk`, path: `/${encodeURIComponent(id)}?before=abc`, detail: id, signedIn: true });
+    cases.push({
+      name: `detail ${id.slice(0, 12)} before=junk`,
+      path: `/${encodeURIComponent(id)}?before=abc`,
+      detail: id,
+      signedIn: true,
+    });
   }
   cases.push({ name: "list signed out", path: "", signedIn: false });
   cases.push({ name: "detail signed out", path: `/${taskId}`, detail: taskId, signedIn: false });

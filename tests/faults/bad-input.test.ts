@@ -1,12 +1,12 @@
 import { PassThrough, Readable } from "node:stream";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOperator } from "../../db/queries/operators";
-import { createApiKey } from "../../lib/auth";
-import type { OperatorContext } from "../../lib/auth";
 import { runCli } from "../../cli/run";
-import { seedDemo } from "../../workflows/demo/seed";
+import { createOperator } from "../../db/queries/operators";
+import type { OperatorContext } from "../../lib/auth";
+import { createApiKey } from "../../lib/auth";
 import { handleTaskDetail, handleTaskList } from "../../lib/ui/handlers/task-handlers";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { until } from "../helpers/processes";
@@ -35,7 +35,16 @@ afterAll(async () => {
 
 /** Row counts of every table a request could write to, once the worker has nothing in hand. */
 async function snapshot(): Promise<string> {
-  await until(async () => Number((await sql`SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'leased') OR (status = 'sleeping' AND claimable_at < now() + interval '5 seconds')`)[0]?.n) === 0, 15_000, 5);
+  await until(
+    async () =>
+      Number(
+        (
+          await sql`SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'leased') OR (status = 'sleeping' AND claimable_at < now() + interval '5 seconds')`
+        )[0]?.n,
+      ) === 0,
+    15_000,
+    5,
+  );
   const [row] = await sql`SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_events) AS events,
     (SELECT count(*) FROM run_inputs) AS inputs, (SELECT count(*) FROM run_signals) AS signals, (SELECT count(*) FROM api_keys) AS keys,
     (SELECT count(*) FROM tenants) AS tenants, (SELECT count(*) FROM routes) AS routes, (SELECT count(*) FROM operators) AS operators`;
@@ -87,7 +96,13 @@ describe("bad-input corpus: /api/mcp, CLI, UI handlers", () => {
         return { status: response.status, text, rejected };
       });
     }
-    const env: NodeJS.ProcessEnv = { NODE_ENV: "test", DATABASE_URL: db.url, RUNIFOLD_URL: server.url, RUNIFOLD_KEY: token, RUNIFOLD_LOG_LEVEL: "silent" };
+    const env: NodeJS.ProcessEnv = {
+      NODE_ENV: "test",
+      DATABASE_URL: db.url,
+      RUNIFOLD_URL: server.url,
+      RUNIFOLD_KEY: token,
+      RUNIFOLD_LOG_LEVEL: "silent",
+    };
     for (const argv of cliCases(taskId)) {
       await check(`cli ${argv.join(" ").slice(0, 120)}`, async () => {
         const stdout = new PassThrough();
@@ -112,7 +127,10 @@ describe("bad-input corpus: /api/mcp, CLI, UI handlers", () => {
     for (const c of uiCases(taskId)) {
       await check(`ui ${c.name}`, async () => {
         const request = new Request(`http://127.0.0.1/api/ui/tasks${c.path}`);
-        const response = c.detail === undefined ? await handleTaskList(ctx(c.signedIn), request) : await handleTaskDetail(ctx(c.signedIn), request, c.detail);
+        const response =
+          c.detail === undefined
+            ? await handleTaskList(ctx(c.signedIn), request)
+            : await handleTaskDetail(ctx(c.signedIn), request, c.detail);
         const text = await response.text();
         return { status: response.status, text, rejected: true };
       });

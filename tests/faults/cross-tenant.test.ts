@@ -1,11 +1,11 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { summary } from "../../bench/lib/stats";
 import { createApiKey } from "../../lib/auth";
 import { createRun } from "../../lib/engine";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { summary } from "../../bench/lib/stats";
 import { call } from "./mcp-client";
 import { printCounts } from "./support";
 
@@ -22,7 +22,14 @@ beforeAll(async () => {
   const [mine] = await sql`SELECT id FROM tenants WHERE slug = 'conformance'`;
   const [theirs] = await sql`SELECT id FROM tenants WHERE slug = 'tenant-acme'`;
   token = (await createApiKey(sql, { tenantId: mine?.id, name: "prober" })).token;
-  foreignId = (await createRun(sql, { tenantId: theirs?.id, workflowName: "generate-report", workflowVersion: 1, input: { report_id: "theirs" } })).id;
+  foreignId = (
+    await createRun(sql, {
+      tenantId: theirs?.id,
+      workflowName: "generate-report",
+      workflowVersion: 1,
+      input: { report_id: "theirs" },
+    })
+  ).id;
   server = await startMcpTestServer(sql, { worker: false });
 });
 afterAll(async () => {
@@ -31,7 +38,9 @@ afterAll(async () => {
 });
 
 describe("cross-tenant probes", () => {
-  it("answers a foreign task ID exactly like an unknown one (status and body), over 200 trials, and reports the timing", { timeout: 120_000 }, async () => {
+  it("answers a foreign task ID exactly like an unknown one (status and body), over 200 trials, and reports the timing", {
+    timeout: 120_000,
+  }, async () => {
     const trials = 200;
     const methods: [string, (id: string) => Record<string, unknown>][] = [
       ["tasks/get", (taskId) => ({ taskId })],

@@ -22,11 +22,19 @@ afterAll(async () => {
   await db.drop();
 });
 
-const env = () => ({ DATABASE_URL: db.url, RUNIFOLD_LEASE_MS: String(LEASE_MS), RUNIFOLD_POLL_MS: String(POLL_MS), RUNIFOLD_WORKER_CONCURRENCY: "8", RUNIFOLD_LOG_LEVEL: "error" });
+const env = () => ({
+  DATABASE_URL: db.url,
+  RUNIFOLD_LEASE_MS: String(LEASE_MS),
+  RUNIFOLD_POLL_MS: String(POLL_MS),
+  RUNIFOLD_WORKER_CONCURRENCY: "8",
+  RUNIFOLD_LOG_LEVEL: "error",
+});
 const spawnWorker = () => spawnTs("tests/faults/fault-worker-process.ts", env());
 
 describe("kill -9 of random workers while runs execute", () => {
-  it("gives every run exactly one terminal state, loses none, re-executes no committed step, recovers within the lease", { timeout: 240_000 }, async () => {
+  it("gives every run exactly one terminal state, loses none, re-executes no committed step, recovers within the lease", {
+    timeout: 240_000,
+  }, async () => {
     const runs = 200;
     const killWindowMs = size(8_000, 25_000);
     const workers = [spawnWorker(), spawnWorker(), spawnWorker()];
@@ -40,7 +48,13 @@ describe("kill -9 of random workers while runs execute", () => {
         for (let i = 0; i < runs; i++) {
           const due = started + (i * killWindowMs) / runs;
           if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-          const run = await createRun(sql, { tenantId: TENANT, workflowName: "fault-steps", workflowVersion: 1, input: { ms: size(100, 300) }, definition: faultSteps });
+          const run = await createRun(sql, {
+            tenantId: TENANT,
+            workflowName: "fault-steps",
+            workflowVersion: 1,
+            input: { ms: size(100, 300) },
+            definition: faultSteps,
+          });
           ids.push(run.id);
         }
       })();
@@ -57,10 +71,15 @@ describe("kill -9 of random workers while runs execute", () => {
         workers[index] = replacement;
         // The next kill waits for the replacement to serve: two live workers are always there to
         // take over, so recovery measures the lease, not a crowd of workers all starting up.
-        await until(async () => (await sql`SELECT 1 FROM worker_registrations WHERE pid = ${String(replacement.pid)}`).length > 0, 30_000, 50);
+        await until(
+          async () => (await sql`SELECT 1 FROM worker_registrations WHERE pid = ${String(replacement.pid)}`).length > 0,
+          30_000,
+          50,
+        );
       }
       await producer;
-      const terminal = async () => Number((await sql`SELECT count(*) AS n FROM runs WHERE status IN ('completed', 'failed', 'cancelled')`)[0]?.n);
+      const terminal = async () =>
+        Number((await sql`SELECT count(*) AS n FROM runs WHERE status IN ('completed', 'failed', 'cancelled')`)[0]?.n);
       await until(async () => (await terminal()) === runs, 120_000, 200);
 
       const stored = await sql`SELECT id, status FROM runs WHERE id IN ${sql(ids)}`;
@@ -71,7 +90,9 @@ describe("kill -9 of random workers while runs execute", () => {
       const duplicated = terminalEvents.filter((r) => r.n !== 1).length + (runs - terminalEvents.length);
       // A step body that started after that step's checkpoint committed = a committed step re-executed.
       const reexecuted = Number(
-        (await sql`SELECT count(*)::int AS n FROM step_log l JOIN run_steps s ON s.run_id = l.run_id AND s.key = l.key WHERE l.at > s.completed_at`)[0]?.n,
+        (
+          await sql`SELECT count(*)::int AS n FROM step_log l JOIN run_steps s ON s.run_id = l.run_id AND s.key = l.key WHERE l.at > s.completed_at`
+        )[0]?.n,
       );
       const executions = Number((await sql`SELECT count(*)::int AS n FROM step_log`)[0]?.n);
       // Recovery: from the kill of a lease holder to the next lease of that run by anyone else.
@@ -86,8 +107,27 @@ describe("kill -9 of random workers while runs execute", () => {
         if (kill && h.next_at) recoveries.push(Number(h.next_at) - kill.at);
       }
       maxRecoveryMs = Math.max(0, ...recoveries);
-      if (process.env.FAULTS_DEBUG) process.stdout.write(`recoveries ${recoveries.sort((a, b) => b - a).slice(0, 20).map(Math.round).join(" ")} kills ${JSON.stringify(kills.map((k) => k.at - (kills[0]?.at ?? 0)))}\n${workers.map((w) => w.output()).join("")}\n`);
-      printCounts("kill -9 workers", { runs, kills: kills.length, lost, duplicated, reexecuted, notCompleted, stepExecutions: executions, maxRecoveryMs: Math.round(maxRecoveryMs), "5xx": 0 });
+      if (process.env.FAULTS_DEBUG)
+        process.stdout.write(
+          `recoveries ${recoveries
+            .sort((a, b) => b - a)
+            .slice(0, 20)
+            .map(Math.round)
+            .join(
+              " ",
+            )} kills ${JSON.stringify(kills.map((k) => k.at - (kills[0]?.at ?? 0)))}\n${workers.map((w) => w.output()).join("")}\n`,
+        );
+      printCounts("kill -9 workers", {
+        runs,
+        kills: kills.length,
+        lost,
+        duplicated,
+        reexecuted,
+        notCompleted,
+        stepExecutions: executions,
+        maxRecoveryMs: Math.round(maxRecoveryMs),
+        "5xx": 0,
+      });
       expect(kills.length).toBeGreaterThanOrEqual(3);
       expect(lost).toBe(0);
       expect(duplicated).toBe(0);

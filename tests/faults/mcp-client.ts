@@ -4,9 +4,18 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
 };
 
-export type Answer = { status: number; body: string; json?: { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+export type Answer = {
+  status: number;
+  body: string;
+  json?: { result?: Record<string, unknown>; error?: { code: number; message: string } };
+};
 
-export function request(method: string, params: Record<string, unknown>, token: string, headers: Record<string, string> = {}): RequestInit {
+export function request(
+  method: string,
+  params: Record<string, unknown>,
+  token: string,
+  headers: Record<string, string> = {},
+): RequestInit {
   const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
   return {
     method: "POST",
@@ -45,9 +54,17 @@ export async function call(url: string, method: string, params: Record<string, u
  * subscriptions/listen for `taskIds`: calls `onTask` for every notifications/tasks; resolves when the
  * stream ends (all terminal) or breaks (status 0 / error), so the caller can re-listen by task ID.
  */
-export async function listen(url: string, taskIds: string[], token: string, onTask: (task: { taskId: string; status: string }) => void): Promise<"ended" | "broken"> {
+export async function listen(
+  url: string,
+  taskIds: string[],
+  token: string,
+  onTask: (task: { taskId: string; status: string }) => void,
+): Promise<"ended" | "broken"> {
   try {
-    const response = await fetch(url, { ...request("subscriptions/listen", { notifications: { taskIds } }, token), signal: AbortSignal.timeout(60_000) });
+    const response = await fetch(url, {
+      ...request("subscriptions/listen", { notifications: { taskIds } }, token),
+      signal: AbortSignal.timeout(60_000),
+    });
     if (response.status !== 200 || !response.body) return "broken";
     const reader = response.body.getReader();
     const decoder = new TextDecoder();

@@ -1,9 +1,9 @@
 import path from "node:path";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 import { migrate } from "../../db/migrate";
 import { createApiKey } from "../../lib/auth";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 import { seedDemo } from "../../workflows/demo/seed";
 import { withDatabase } from "../helpers/global-setup";
 import { ROOT, spawnTs, until, waitForExit } from "../helpers/processes";
@@ -15,7 +15,9 @@ import { printCounts, size } from "./support";
  * stopped and started again mid-load with the same data directory and port.
  */
 describe("Postgres restart in the middle of a load", () => {
-  it("loses no run, reports no status the store did not commit, and web and workers reconnect by themselves", { timeout: 240_000 }, async () => {
+  it("loses no run, reports no status the store did not commit, and web and workers reconnect by themselves", {
+    timeout: 240_000,
+  }, async () => {
     const dataRoot = path.join(ROOT, ".data", "faults");
     let pg: EmbeddedPostgres = await startEmbeddedPostgres({ projectRoot: ROOT, name: "faults-pg", dataRoot });
     const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
@@ -33,7 +35,18 @@ describe("Postgres restart in the middle of a load", () => {
     const env = { DATABASE_URL: url, RUNIFOLD_LEASE_MS: "1500", RUNIFOLD_POLL_MS: "200", RUNIFOLD_LOG_LEVEL: "error" };
     const workers = [spawnTs("workers/engine.ts", env), spawnTs("workers/engine.ts", env)];
     const web = spawnTs("tests/helpers/mcp-server-process.ts", { DATABASE_URL: url });
-    const counts = { runs: 0, lost: 0, notCompleted: 0, "5xx": 0, unavailable503: 0, connectionErrors: 0, phantomStatuses: 0, okAfterRestart: 0, createdAfterRestart: 0, maxRequestMs: 0 };
+    const counts = {
+      runs: 0,
+      lost: 0,
+      notCompleted: 0,
+      "5xx": 0,
+      unavailable503: 0,
+      connectionErrors: 0,
+      phantomStatuses: 0,
+      okAfterRestart: 0,
+      createdAfterRestart: 0,
+      maxRequestMs: 0,
+    };
     try {
       const webUrl = await until(async () => /READY (\S+)/.exec(web.output())?.[1], 30_000);
       const accepted: string[] = [];
@@ -43,7 +56,9 @@ describe("Postgres restart in the middle of a load", () => {
       const statuses: Record<number, number> = {};
       // After the restart the same clients carry on for a while, and at most 30 s until both a create
       // and a read issued after the restart have succeeded (that is "reconnected by themselves").
-      const running = () => Date.now() < loadUntil || (Date.now() < restartedAt + 30_000 && (counts.okAfterRestart === 0 || counts.createdAfterRestart === 0));
+      const running = () =>
+        Date.now() < loadUntil ||
+        (Date.now() < restartedAt + 30_000 && (counts.okAfterRestart === 0 || counts.createdAfterRestart === 0));
       const record = (status: number) => {
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (status === 0) counts.connectionErrors++;
@@ -96,8 +111,15 @@ describe("Postgres restart in the middle of a load", () => {
 
       const sql = postgres(url, { max: 2, onnotice: () => {} });
       try {
-        await until(async () => Number((await sql`SELECT count(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`)[0]?.n) === 0, 60_000, 200);
-        const stored = await sql`SELECT r.id, r.status, (SELECT extract(epoch FROM min(e.at)) * 1000 FROM run_events e WHERE e.run_id = r.id AND e.type = r.status)::float8 AS terminal_at FROM runs r`;
+        await until(
+          async () =>
+            Number((await sql`SELECT count(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`)[0]?.n) ===
+            0,
+          60_000,
+          200,
+        );
+        const stored =
+          await sql`SELECT r.id, r.status, (SELECT extract(epoch FROM min(e.at)) * 1000 FROM run_events e WHERE e.run_id = r.id AND e.type = r.status)::float8 AS terminal_at FROM runs r`;
         const byId = new Map(stored.map((r) => [r.id as string, r]));
         counts.runs = accepted.length;
         counts.lost = accepted.filter((id) => !byId.has(id)).length;
@@ -115,7 +137,8 @@ describe("Postgres restart in the middle of a load", () => {
       printCounts("postgres restart", { ...counts, statuses: JSON.stringify(statuses) });
       if (process.env.FAULTS_DEBUG) {
         const dbg = postgres(url, { max: 1, onnotice: () => {} });
-        const odd = await dbg`SELECT r.id, r.status, r.status_message, (SELECT json_agg(json_build_object('t', e.type, 'p', e.payload, 'at', e.at) ORDER BY e.id) FROM run_events e WHERE e.run_id = r.id) AS ev FROM runs r WHERE r.status <> 'completed'`;
+        const odd =
+          await dbg`SELECT r.id, r.status, r.status_message, (SELECT json_agg(json_build_object('t', e.type, 'p', e.payload, 'at', e.at) ORDER BY e.id) FROM run_events e WHERE e.run_id = r.id) AS ev FROM runs r WHERE r.status <> 'completed'`;
         process.stdout.write(`${JSON.stringify(odd, null, 1)}\n${workers.map((w) => w.output()).join("\n")}\n${web.output()}\n`);
         await dbg.end();
       }

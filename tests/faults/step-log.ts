@@ -1,6 +1,7 @@
 import postgres from "postgres";
 
-export const STEP_LOG_DDL = "CREATE TABLE IF NOT EXISTS step_log (run_id uuid, key text, pid int, at timestamptz DEFAULT clock_timestamp())";
+export const STEP_LOG_DDL =
+  "CREATE TABLE IF NOT EXISTS step_log (run_id uuid, key text, pid int, at timestamptz DEFAULT clock_timestamp())";
 
 let logSql: postgres.Sql | undefined;
 

@@ -35,4 +35,5 @@ export const faultSteps = defineWorkflow({
 export const faultRegistry = createRegistry([faultSteps]);
 
 /** Error text that must never reach a client: stack frames, SQL, driver and file-system detail. */
-export const INTERNAL_DETAIL = /\bat \S+\.(ts|js|mjs):\d+|node_modules|postgres(ql)?:\/\/|SELECT |INSERT |UPDATE |\bstack\b|ECONNREFUSED|\/work\/|syntax error at/i;
+export const INTERNAL_DETAIL =
+  /\bat \S+\.(ts|js|mjs):\d+|node_modules|postgres(ql)?:\/\/|SELECT |INSERT |UPDATE |\bstack\b|ECONNREFUSED|\/work\/|syntax error at/i;

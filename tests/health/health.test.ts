@@ -47,7 +47,12 @@ describe("GET /api/health", () => {
     try {
       const response = await healthResponse(() => dead);
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ database: "unreachable", migrations: "pending", workers: { online: 0 }, ok: false });
+      expect(await response.json()).toEqual({
+        database: "unreachable",
+        migrations: "pending",
+        workers: { online: 0 },
+        ok: false,
+      });
     } finally {
       await dead.end({ timeout: 1 });
     }

@@ -3,8 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { migrate } from "../../db/migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
+import { migrate } from "../../db/migrate";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -48,7 +48,8 @@ export default async function setup(project: TestProject) {
     await embedded.stop();
     rmSync(embedded.dataDir, { recursive: true, force: true });
     const name = `test-pg-${process.pid}`;
-    for (const suffix of ["embedded.json", "password", "log"]) rmSync(path.join(ROOT, ".data", `${name}.${suffix}`), { force: true });
+    for (const suffix of ["embedded.json", "password", "log"])
+      rmSync(path.join(ROOT, ".data", `${name}.${suffix}`), { force: true });
   };
 }
 

@@ -45,7 +45,8 @@ let rawId = 1;
 /** A raw 2025-11-25 JSON-RPC poster (no SDK), for exact wire checks. SSE bodies are split into `events`. */
 export function legacyRaw(url: string, token: string, defaults: { version?: string | null; accept?: string } = {}) {
   async function post(body: unknown, extra: { version?: string | null; accept?: string } = {}): Promise<LegacyRawResponse> {
-    const version = extra.version !== undefined ? extra.version : defaults.version !== undefined ? defaults.version : "2025-11-25";
+    const version =
+      extra.version !== undefined ? extra.version : defaults.version !== undefined ? defaults.version : "2025-11-25";
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: extra.accept ?? defaults.accept ?? "application/json, text/event-stream",

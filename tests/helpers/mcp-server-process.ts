@@ -7,5 +7,8 @@ const sql = postgres(process.env.DATABASE_URL ?? "", { max: 10, onnotice: () => 
 const server = await startMcpTestServer(sql, { worker: false, port: Number(process.env.PORT ?? 0) });
 process.stdout.write(`READY ${server.url}\n`);
 process.on("SIGTERM", () => {
-  void server.close().then(() => sql.end()).then(() => process.exit(0));
+  void server
+    .close()
+    .then(() => sql.end())
+    .then(() => process.exit(0));
 });

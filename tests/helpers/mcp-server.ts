@@ -1,10 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type postgres from "postgres";
-import { type Logger, silentLogger } from "../../lib/engine";
-import { createWorker, type Worker } from "../../lib/engine";
-import { authenticate } from "../../lib/mcp";
-import { handleMcpPost } from "../../lib/mcp";
+import { createWorker, type Logger, silentLogger, type Worker } from "../../lib/engine";
+import { authenticate, handleMcpPost } from "../../lib/mcp";
 import { shippedWorkflows } from "../../workflows/demo";
 
 /**
@@ -39,7 +37,13 @@ export async function startMcpTestServer(
           allowedOrigins: options.allowedOrigins ?? [],
           insecureLoopbackTenant: options.insecureLoopbackTenant,
           host: "127.0.0.1",
-        }).catch(() => new Response(JSON.stringify({ error: "unavailable", message: "Service temporarily unavailable" }), { status: 503, headers: { "content-type": "application/json" } }));
+        }).catch(
+          () =>
+            new Response(JSON.stringify({ error: "unavailable", message: "Service temporarily unavailable" }), {
+              status: 503,
+              headers: { "content-type": "application/json" },
+            }),
+        );
         response =
           gate instanceof Response
             ? gate

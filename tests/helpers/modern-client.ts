@@ -10,7 +10,11 @@ export type RawResponse = { status: number; body: any; headers: Headers };
 
 export function modernClient(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}) {
   const capabilities = options.capabilities ?? { elicitation: {}, extensions: { [TASKS_EXT]: {} } };
-  async function request(method: string, params: Record<string, unknown> = {}, extra: { headers?: Record<string, string>; capabilities?: Record<string, unknown> } = {}): Promise<RawResponse> {
+  async function request(
+    method: string,
+    params: Record<string, unknown> = {},
+    extra: { headers?: Record<string, string>; capabilities?: Record<string, unknown> } = {},
+  ): Promise<RawResponse> {
     const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -48,7 +52,8 @@ export function modernClient(url: string, options: { token?: string; capabilitie
     request,
     async result(method: string, params: Record<string, unknown> = {}) {
       const response = await request(method, params);
-      if (response.body?.error) throw Object.assign(new Error(response.body.error.message), { code: response.body.error.code, response });
+      if (response.body?.error)
+        throw Object.assign(new Error(response.body.error.message), { code: response.body.error.code, response });
       return response.body.result;
     },
     async waitFor(taskId: string, statuses: string[], timeoutMs = 20_000) {

@@ -8,7 +8,11 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
  * Spawns a TypeScript entry point as one real Node process (`node --import tsx`, not the tsx
  * wrapper, so a signal reaches the process that does the work), collecting its output.
  */
-export function spawnTs(entry: string, env: Record<string, string>, args: string[] = []): ChildProcess & { output: () => string } {
+export function spawnTs(
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { ...process.env, RUNIFOLD_LOG_LEVEL: "warn", ...env },

@@ -1,10 +1,9 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../lib/engine";
-import { createWorker, type Worker } from "../../lib/engine";
-import { seedDemo } from "../../workflows/demo/seed";
+import { createWorker, silentLogger, type Worker } from "../../lib/engine";
 import { shippedWorkflows } from "../../workflows/demo";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
@@ -62,7 +61,11 @@ describe("legacy leg across instances", () => {
         if (message.type === "error") throw message.error;
       }
       // A rejection is isError: the task is `failed` in this era, and tasks/result still returns the tool result (L13).
-      expect(result).toMatchObject({ isError: true, structuredContent: { decision: "rejected", comment: "over budget" }, _meta: { [RELATED]: { taskId } } });
+      expect(result).toMatchObject({
+        isError: true,
+        structuredContent: { decision: "rejected", comment: "over budget" },
+        _meta: { [RELATED]: { taskId } },
+      });
       expect((await client.experimental.tasks.getTask(taskId)).status).toBe("failed");
       const streamed = log.find((entry) => (entry.message as { method?: string })?.method === "tasks/result");
       const answer = log.find((entry) => String((entry.message as { id?: unknown })?.id).startsWith("rf-input:"));
@@ -82,7 +85,10 @@ describe("legacy leg across instances", () => {
     const firstUrl = (await until(async () => /READY (\S+)/.exec(first.output())?.[1], 15_000)) as string;
     const creator = await connectLegacyClient(firstUrl, token);
     const created = await creator.client.request(
-      { method: "tools/call", params: { name: "durable_report", arguments: { report_id: "restart", settle_ms: 1_500 }, task: { ttl: 300_000 } } },
+      {
+        method: "tools/call",
+        params: { name: "durable_report", arguments: { report_id: "restart", settle_ms: 1_500 }, task: { ttl: 300_000 } },
+      },
       CreateTaskResultSchema,
     );
     const taskId = created.task.taskId;
@@ -115,10 +121,17 @@ describe("legacy leg across instances", () => {
     const legacy = await connectLegacyClient(server.url, token);
     try {
       const modern = modernClient(server.url, { token });
-      const modernTask = await modern.result("tools/call", { name: "durable_report", arguments: { report_id: "cross-m", settle_ms: 0 } });
+      const modernTask = await modern.result("tools/call", {
+        name: "durable_report",
+        arguments: { report_id: "cross-m", settle_ms: 0 },
+      });
       expect(modernTask).toMatchObject({ resultType: "task", ttlMs: expect.any(Number) });
       const seenLegacy = await legacy.client.experimental.tasks.getTask(modernTask.taskId);
-      expect(seenLegacy).toMatchObject({ taskId: modernTask.taskId, ttl: modernTask.ttlMs, pollInterval: modernTask.pollIntervalMs });
+      expect(seenLegacy).toMatchObject({
+        taskId: modernTask.taskId,
+        ttl: modernTask.ttlMs,
+        pollInterval: modernTask.pollIntervalMs,
+      });
       expect(seenLegacy).not.toHaveProperty("ttlMs");
       expect(seenLegacy).not.toHaveProperty("resultType");
       const legacyResult = await legacy.client.experimental.tasks.getTaskResult(modernTask.taskId, CallToolResultSchema);

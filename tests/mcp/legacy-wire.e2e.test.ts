@@ -53,10 +53,14 @@ async function createTask(token: string, name: string, args: Record<string, unkn
 
 async function waitForStatus(token: string, taskId: string, statuses: string[]) {
   const raw = legacyRaw(server.url, token);
-  return until(async () => {
-    const task = (await raw.request("tasks/get", { taskId })).body.result;
-    return statuses.includes(task?.status) ? task : undefined;
-  }, 15_000, 100);
+  return until(
+    async () => {
+      const task = (await raw.request("tasks/get", { taskId })).body.result;
+      return statuses.includes(task?.status) ? task : undefined;
+    },
+    15_000,
+    100,
+  );
 }
 
 function expectTransitionsAllowed(statuses: string[]) {
@@ -67,7 +71,8 @@ describe("legacy leg on the wire", () => {
   // Covers L1 (capabilities by negotiated version), stateless (no session ID), notifications 202, ping, -32601.
   it("initialize negotiates the version and declares tasks only where the version has them", async () => {
     const raw = legacyRaw(server.url, acmeToken, { version: null });
-    const init = (v: string) => raw.request("initialize", { protocolVersion: v, capabilities: {}, clientInfo: { name: "raw", version: "1" } });
+    const init = (v: string) =>
+      raw.request("initialize", { protocolVersion: v, capabilities: {}, clientInfo: { name: "raw", version: "1" } });
     const modern = await init("2025-11-25");
     expect(modern.status).toBe(200);
     expect(modern.headers.get("mcp-session-id")).toBeNull();
@@ -112,11 +117,18 @@ describe("legacy leg on the wire", () => {
     // Mode is checked before arguments: even invalid arguments get the mode error.
     expect((await raw.request("tools/call", { name: "greet", arguments: { name: 42 }, task: {} })).body.error.code).toBe(-32601);
     // Older protocol versions never reach a required tool either.
-    expect((await raw.request("tools/call", { name: "failing_job", arguments: {}, task: {} }, { version: "2025-06-18" })).body.error.code).toBe(-32601);
+    expect(
+      (await raw.request("tools/call", { name: "failing_job", arguments: {}, task: {} }, { version: "2025-06-18" })).body.error
+        .code,
+    ).toBe(-32601);
     // Invalid task parameters and invalid arguments of a task call: -32602, nothing written.
-    expect((await raw.request("tools/call", { name: "slow_compute", arguments: {}, task: { ttl: -1 } })).body.error.code).toBe(-32602);
+    expect((await raw.request("tools/call", { name: "slow_compute", arguments: {}, task: { ttl: -1 } })).body.error.code).toBe(
+      -32602,
+    );
     expect((await raw.request("tools/call", { name: "slow_compute", arguments: {}, task: "yes" })).body.error.code).toBe(-32602);
-    expect((await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: "x" }, task: {} })).body.error.code).toBe(-32602);
+    expect(
+      (await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: "x" }, task: {} })).body.error.code,
+    ).toBe(-32602);
     expect(await runCount()).toBe(before);
   });
 
@@ -124,7 +136,11 @@ describe("legacy leg on the wire", () => {
   it("ignores params.task for clients on older protocol versions and answers a plain CallToolResult", async () => {
     const raw = legacyRaw(server.url, confToken);
     for (const version of ["2025-06-18", null]) {
-      const response = await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: 0, label: "old" }, task: {} }, { version });
+      const response = await raw.request(
+        "tools/call",
+        { name: "slow_compute", arguments: { seconds: 0, label: "old" }, task: {} },
+        { version },
+      );
       expect(response.body.result.task).toBeUndefined();
       expect(response.body.result.content[0].text).toContain("Computed old");
     }
@@ -210,15 +226,25 @@ describe("legacy leg on the wire", () => {
     const taskId = created.body.result.task.taskId;
     expect((await sql`SELECT progress_token FROM runs WHERE id = ${taskId}`)[0]?.progress_token).toBe("tok-20");
     await until(async () => (await sql`SELECT status FROM runs WHERE id = ${taskId}`)[0]?.status === "sleeping");
-    const stream = await legacyStream(server.url, acmeToken, { jsonrpc: "2.0", id: 900, method: "tasks/result", params: { taskId } });
+    const stream = await legacyStream(server.url, acmeToken, {
+      jsonrpc: "2.0",
+      id: 900,
+      method: "tasks/result",
+      params: { taskId },
+    });
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
     await stream.done;
     const final = stream.events.at(-1);
-    expect(final).toMatchObject({ id: 900, result: { structuredContent: { reportId: "prog" }, _meta: { [RELATED]: { taskId } } } });
+    expect(final).toMatchObject({
+      id: 900,
+      result: { structuredContent: { reportId: "prog" }, _meta: { [RELATED]: { taskId } } },
+    });
     const progress = stream.events.filter((e) => e.method === "notifications/progress");
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    for (const p of progress) expect(p.params).toMatchObject({ progressToken: "tok-20", progress: expect.any(Number), _meta: { [RELATED]: { taskId } } });
-    for (let i = 1; i < progress.length; i++) expect(progress[i].params.progress).toBeGreaterThan(progress[i - 1].params.progress);
+    for (const p of progress)
+      expect(p.params).toMatchObject({ progressToken: "tok-20", progress: expect.any(Number), _meta: { [RELATED]: { taskId } } });
+    for (let i = 1; i < progress.length; i++)
+      expect(progress[i].params.progress).toBeGreaterThan(progress[i - 1].params.progress);
     const statuses = stream.events.filter((e) => e.method === "notifications/tasks/status");
     for (const s of statuses) expect(s.params._meta?.[RELATED]).toBeUndefined();
     expect(statuses.at(-1)?.params.status).toBe("completed");
@@ -237,29 +263,61 @@ describe("legacy leg on the wire", () => {
     const taskId = await createTask(confToken, "multi_input", {});
     const waiting = await waitForStatus(confToken, taskId, ["input_required"]);
     expect(waiting._meta).toBeUndefined();
-    const stream = await legacyStream(server.url, confToken, { jsonrpc: "2.0", id: "r1", method: "tasks/result", params: { taskId } });
-    const asks = [await stream.next((e) => e.method === "elicitation/create"), await stream.next((e) => e.method === "elicitation/create")];
+    const stream = await legacyStream(server.url, confToken, {
+      jsonrpc: "2.0",
+      id: "r1",
+      method: "tasks/result",
+      params: { taskId },
+    });
+    const asks = [
+      await stream.next((e) => e.method === "elicitation/create"),
+      await stream.next((e) => e.method === "elicitation/create"),
+    ];
     expect(asks.map((a) => a.id).sort()).toEqual([`rf-input:${taskId}:confirm`, `rf-input:${taskId}:name`]);
     for (const ask of asks) expect(ask.params._meta).toEqual({ [RELATED]: { taskId } });
 
     // Another tenant's key, or another key of this tenant, answering (same ID) is ignored exactly like an unknown ID: 202, no effect.
     for (const token of [acmeToken, sameTenantOtherKey]) {
-      const foreign = await legacyRaw(server.url, token).post({ jsonrpc: "2.0", id: `rf-input:${taskId}:name`, result: { action: "accept", content: { name: "Mallory" } } });
+      const foreign = await legacyRaw(server.url, token).post({
+        jsonrpc: "2.0",
+        id: `rf-input:${taskId}:name`,
+        result: { action: "accept", content: { name: "Mallory" } },
+      });
       expect(foreign.status).toBe(202);
     }
-    expect((await legacyRaw(server.url, confToken).post({ jsonrpc: "2.0", id: "rf-input:nonsense", result: {} })).status).toBe(202);
+    expect((await legacyRaw(server.url, confToken).post({ jsonrpc: "2.0", id: "rf-input:nonsense", result: {} })).status).toBe(
+      202,
+    );
     // A client without elicitation support (-32601) leaves the question open.
-    expect((await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:confirm`, error: { code: -32601, message: "Method not found" } })).status).toBe(202);
+    expect(
+      (await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:confirm`, error: { code: -32601, message: "Method not found" } }))
+        .status,
+    ).toBe(202);
     expect((await raw.request("tasks/get", { taskId })).body.result.status).toBe("input_required");
 
-    const answered = await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:name`, result: { action: "accept", content: { name: "Luca" }, _meta: { [RELATED]: { taskId } } } });
+    const answered = await raw.post({
+      jsonrpc: "2.0",
+      id: `rf-input:${taskId}:name`,
+      result: { action: "accept", content: { name: "Luca" }, _meta: { [RELATED]: { taskId } } },
+    });
     expect(answered.status).toBe(202);
     expect(answered.body).toBeUndefined();
     // A late duplicate for the same key is ignored (first answer wins), not an error.
-    expect((await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:name`, result: { action: "accept", content: { name: "Late" } } })).status).toBe(202);
+    expect(
+      (await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:name`, result: { action: "accept", content: { name: "Late" } } }))
+        .status,
+    ).toBe(202);
     expect((await raw.request("tasks/get", { taskId })).body.result.status).toBe("input_required");
     // An error response to the other question counts as the user cancelling it.
-    expect((await raw.post({ jsonrpc: "2.0", id: `rf-input:${taskId}:confirm`, error: { code: -1, message: "User closed the dialog" } })).status).toBe(202);
+    expect(
+      (
+        await raw.post({
+          jsonrpc: "2.0",
+          id: `rf-input:${taskId}:confirm`,
+          error: { code: -1, message: "User closed the dialog" },
+        })
+      ).status,
+    ).toBe(202);
     await stream.done;
     expect(stream.events.at(-1)).toMatchObject({ id: "r1", result: { content: [{ text: "Name: Luca; confirmed: false" }] } });
     const statuses = stream.events.filter((e) => e.method === "notifications/tasks/status").map((e) => e.params.status);

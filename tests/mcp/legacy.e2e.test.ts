@@ -5,8 +5,8 @@ import { findActiveRoute } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey, type Principal, verifyApiKey } from "../../lib/auth";
 import { createTaskFromRoute } from "../../lib/tasks";
-import { seedDemo } from "../../workflows/demo/seed";
 import { shippedWorkflows } from "../../workflows/demo";
+import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
@@ -173,7 +173,10 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
     const { client, close } = await connectLegacyClient(server.url, token);
     try {
       const created = await client.request(
-        { method: "tools/call", params: { name: "durable_report", arguments: { report_id: "long", settle_ms: 600_000 }, task: { ttl: 120_000 } } },
+        {
+          method: "tools/call",
+          params: { name: "durable_report", arguments: { report_id: "long", settle_ms: 600_000 }, task: { ttl: 120_000 } },
+        },
         CreateTaskResultSchema,
       );
       const taskId = created.task.taskId;
@@ -263,7 +266,9 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
       expect(required).toBeInstanceOf(McpError);
       expect(required.code).toBe(-32601);
       const forbidden = await client
-        .request({ method: "tools/call", params: { name: "greet", arguments: { name: "x" } } }, CreateTaskResultSchema, { task: { ttl: 10_000 } })
+        .request({ method: "tools/call", params: { name: "greet", arguments: { name: "x" } } }, CreateTaskResultSchema, {
+          task: { ttl: 10_000 },
+        })
         .catch((e) => e);
       expect(forbidden).toBeInstanceOf(McpError);
       expect(forbidden.code).toBe(-32601);
@@ -281,13 +286,27 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
     const post = (body: unknown) =>
       fetch(server.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${readOnly.token}`, "mcp-protocol-version": "2025-11-25" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${readOnly.token}`,
+          "mcp-protocol-version": "2025-11-25",
+        },
         body: JSON.stringify(body),
       });
-    const create = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "durable_report", arguments: { report_id: "s" }, task: {} } });
+    const create = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "durable_report", arguments: { report_id: "s" }, task: {} },
+    });
     expect(create.status).toBe(403);
     expect(create.headers.get("www-authenticate")).toContain("insufficient_scope");
-    const answer = await post({ jsonrpc: "2.0", id: "rf-input:00000000-0000-4000-8000-000000000000:decision", result: { action: "accept", content: {} } });
+    const answer = await post({
+      jsonrpc: "2.0",
+      id: "rf-input:00000000-0000-4000-8000-000000000000:decision",
+      result: { action: "accept", content: {} },
+    });
     expect(answer.status).toBe(403);
     const list = await post({ jsonrpc: "2.0", id: 2, method: "tasks/list", params: {} });
     expect(list.status).toBe(200);

@@ -54,7 +54,10 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
 
   it("cancels a sleeping task", async () => {
     const client = modernClient(server.url, { token });
-    const created = await client.result("tools/call", { name: "durable_report", arguments: { report_id: "long", settle_ms: 600_000 } });
+    const created = await client.result("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "long", settle_ms: 600_000 },
+    });
     await until(async () => (await sql`SELECT status FROM runs WHERE id = ${created.taskId}`)[0]?.status === "sleeping");
     expect(await client.result("tasks/cancel", { taskId: created.taskId })).toMatchObject({ resultType: "complete" });
     const task = await client.result("tasks/get", { taskId: created.taskId });
@@ -63,14 +66,22 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
 
   it("streams snapshot, changes and terminal on subscriptions/listen, then closes", async () => {
     const client = modernClient(server.url, { token });
-    const created = await client.result("tools/call", { name: "durable_report", arguments: { report_id: "listen", settle_ms: 300 } });
-    const response = await client.request("subscriptions/listen", { notifications: { taskIds: [created.taskId, "00000000-0000-4000-8000-00000000dead"] } });
+    const created = await client.result("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "listen", settle_ms: 300 },
+    });
+    const response = await client.request("subscriptions/listen", {
+      notifications: { taskIds: [created.taskId, "00000000-0000-4000-8000-00000000dead"] },
+    });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const events = String(response.body)
       .split("\n")
       .filter((line) => line.startsWith("data: "))
       .map((line) => JSON.parse(line.slice(6)));
-    expect(events[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { taskIds: [created.taskId] } } });
+    expect(events[0]).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { taskIds: [created.taskId] } },
+    });
     const tasks = events.filter((e) => e.method === "notifications/tasks").map((e) => e.params);
     expect(tasks.length).toBeGreaterThanOrEqual(2);
     expect(tasks[0].status).toBe("working");
@@ -84,7 +95,9 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
     const undeclared = await plain.request("subscriptions/listen", { notifications: { taskIds: ["x"] } });
     expect(undeclared.body.error.code).toBe(-32021);
     const client = modernClient(server.url, { token });
-    const many = await client.request("subscriptions/listen", { notifications: { taskIds: Array.from({ length: 101 }, (_, i) => `id-${i}`) } });
+    const many = await client.request("subscriptions/listen", {
+      notifications: { taskIds: Array.from({ length: 101 }, (_, i) => `id-${i}`) },
+    });
     expect(many.body.error.code).toBe(-32602);
   });
 
@@ -112,14 +125,29 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
     expect(round1.resultType).toBe("input_required");
     expect(round1.taskId).toBeUndefined();
     const answer = { user_name: { action: "accept", content: { name: "Alice" } } };
-    const round2 = await client.result("tools/call", { name: "test_tool_with_task", arguments: {}, inputResponses: answer, requestState: round1.requestState });
+    const round2 = await client.result("tools/call", {
+      name: "test_tool_with_task",
+      arguments: {},
+      inputResponses: answer,
+      requestState: round1.requestState,
+    });
     expect(round2.resultType).toBe("task");
     expect(round2).not.toHaveProperty("requestState");
     const done = await client.waitFor(round2.taskId, ["completed"]);
     expect(done.result.content[0].text).toMatch(/Alice/);
-    const replay = await client.request("tools/call", { name: "test_tool_with_task", arguments: {}, inputResponses: answer, requestState: round1.requestState });
+    const replay = await client.request("tools/call", {
+      name: "test_tool_with_task",
+      arguments: {},
+      inputResponses: answer,
+      requestState: round1.requestState,
+    });
     expect(replay.body.error.code).toBe(-32602);
-    const forged = await client.request("tools/call", { name: "test_tool_with_task", arguments: {}, inputResponses: answer, requestState: `${round1.requestState}x` });
+    const forged = await client.request("tools/call", {
+      name: "test_tool_with_task",
+      arguments: {},
+      inputResponses: answer,
+      requestState: `${round1.requestState}x`,
+    });
     expect(forged.body.error.code).toBe(-32602);
   });
 });

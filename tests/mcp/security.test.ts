@@ -40,7 +40,11 @@ describe("authentication and authorization at /api/mcp", () => {
     const acme = await findTenantBySlug(sql, "tenant-acme");
     const revoked = await createApiKey(sql, { tenantId: acme?.id as string, name: "revoked" });
     await revokeApiKey(sql, { keyId: revoked.keyId });
-    const expired = await createApiKey(sql, { tenantId: acme?.id as string, name: "expired", expiresAt: new Date(Date.now() - 1000) });
+    const expired = await createApiKey(sql, {
+      tenantId: acme?.id as string,
+      name: "expired",
+      expiresAt: new Date(Date.now() - 1000),
+    });
     const other = await createTenant(sql, { slug: "disabled-co", name: "Disabled" });
     const disabled = await createApiKey(sql, { tenantId: other.id, name: "d" });
     await sql`UPDATE tenants SET disabled_at = now() WHERE id = ${other.id}`;
@@ -57,7 +61,10 @@ describe("authentication and authorization at /api/mcp", () => {
     const before = await runCount();
     const bodies = new Set<string>();
     for (const token of candidates) {
-      const response = await modernClient(server.url, { token }).request("tools/call", { name: "durable_report", arguments: { report_id: "x" } });
+      const response = await modernClient(server.url, { token }).request("tools/call", {
+        name: "durable_report",
+        arguments: { report_id: "x" },
+      });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
       bodies.add(JSON.stringify(response.body));
@@ -70,7 +77,10 @@ describe("authentication and authorization at /api/mcp", () => {
     const acme = await findTenantBySlug(sql, "tenant-acme");
     const readOnly = await createApiKey(sql, { tenantId: acme?.id as string, name: "ro", scopes: ["mcp", "tasks:read"] });
     const before = await runCount();
-    const response = await modernClient(server.url, { token: readOnly.token }).request("tools/call", { name: "durable_report", arguments: { report_id: "x" } });
+    const response = await modernClient(server.url, { token: readOnly.token }).request("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "x" },
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
     expect(await runCount()).toBe(before);
@@ -88,11 +98,19 @@ describe("authentication and authorization at /api/mcp", () => {
 
   it("answers another tenant's task ID, an unknown ID and an expired handle byte-identically", async () => {
     const acme = modernClient(server.url, { token: acmeToken });
-    const created = await acme.result("tools/call", { name: "durable_report", arguments: { report_id: "mine", settle_ms: 600_000 } });
-    const expiring = await acme.result("tools/call", { name: "durable_report", arguments: { report_id: "old", settle_ms: 600_000 } });
+    const created = await acme.result("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "mine", settle_ms: 600_000 },
+    });
+    const expiring = await acme.result("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "old", settle_ms: 600_000 },
+    });
     await sql`UPDATE runs SET ttl_ms = 1 WHERE id = ${expiring.taskId}`;
     const conformance = await findTenantBySlug(sql, "conformance");
-    const outsider = modernClient(server.url, { token: (await createApiKey(sql, { tenantId: conformance?.id as string, name: "o" })).token });
+    const outsider = modernClient(server.url, {
+      token: (await createApiKey(sql, { tenantId: conformance?.id as string, name: "o" })).token,
+    });
     for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
       const extra = method === "tasks/update" ? { inputResponses: {} } : {};
       const foreign = await outsider.request(method, { taskId: created.taskId, ...extra });

@@ -1,13 +1,8 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { silentLogger } from "../../lib/engine";
-import { claimRuns } from "../../lib/engine/testing";
-import { createRun } from "../../lib/engine";
-import { finishRun } from "../../lib/engine/testing";
-import { runRetention } from "../../lib/engine";
-import { createWorker } from "../../lib/engine";
-import { createRegistry, defineWorkflow } from "../../lib/engine";
+import { createRegistry, createRun, createWorker, defineWorkflow, runRetention, silentLogger } from "../../lib/engine";
+import { claimRuns, finishRun } from "../../lib/engine/testing";
 import { freshDatabase } from "../helpers/db";
 import { until } from "../helpers/processes";
 import { seedRuns } from "./seed-runs";
@@ -40,7 +35,8 @@ let tenantId: string;
 beforeAll(async () => {
   db = await freshDatabase();
   sql = db.sql;
-  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('bulk', 'Bulk', ${HOUR}) RETURNING id`)[0]?.id as string;
+  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('bulk', 'Bulk', ${HOUR}) RETURNING id`)[0]
+    ?.id as string;
   const started = performance.now();
   // Bulk load only: commit without waiting for the WAL flush (scoped to these transactions).
   for (let done = 0; done < TOTAL; done += 25_000) {
@@ -76,7 +72,12 @@ function claimProbe(url: string) {
       const t0 = performance.now();
       const [claimed] = await claimRuns(probeSql, { workerId: "probe", workflowKeys: ["probe@1"], limit: 1, leaseMs: 5_000 });
       durations.push(performance.now() - t0);
-      if (claimed) await finishRun(probeSql, { runId: claimed.id, workerId: "probe", attempt: claimed.attempt, leaseMs: 5_000 }, { status: "completed", result: { content: [] } });
+      if (claimed)
+        await finishRun(
+          probeSql,
+          { runId: claimed.id, workerId: "probe", attempt: claimed.attempt, leaseMs: 5_000 },
+          { status: "completed", result: { content: [] } },
+        );
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
@@ -103,13 +104,21 @@ describe("bulk retention", () => {
 
     // Baseline claim latency with the worker busy but no cleaner.
     const workerSql = postgres(db.url, { max: 10, onnotice: () => {} });
-    const worker = createWorker({ sql: workerSql, registry: createRegistry([tick]), logger: silentLogger, concurrency: 8, pollMs: 100 });
+    const worker = createWorker({
+      sql: workerSql,
+      registry: createRegistry([tick]),
+      logger: silentLogger,
+      concurrency: 8,
+      pollMs: 100,
+    });
     await worker.start();
     const created: string[] = [];
     let producing = true;
     const producer = (async () => {
       for (let n = 0; producing; n++) {
-        created.push((await createRun(sql, { tenantId, workflowName: "tick", workflowVersion: 1, input: { n }, definition: tick })).id);
+        created.push(
+          (await createRun(sql, { tenantId, workflowName: "tick", workflowVersion: 1, input: { n }, definition: tick })).id,
+        );
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
@@ -128,10 +137,14 @@ describe("bulk retention", () => {
     await during.stop();
     producing = false;
     await producer;
-    await until(async () => {
-      const rows = await sql`SELECT count(*)::int AS n FROM runs WHERE id = ANY(${created}::uuid[]) AND status = 'completed'`;
-      return rows[0]?.n === created.length;
-    }, 60_000, 200);
+    await until(
+      async () => {
+        const rows = await sql`SELECT count(*)::int AS n FROM runs WHERE id = ANY(${created}::uuid[]) AND status = 'completed'`;
+        return rows[0]?.n === created.length;
+      },
+      60_000,
+      200,
+    );
     await worker.stop(1_000);
     await workerSql.end();
     await cleanerSql.end();
@@ -143,7 +156,9 @@ describe("bulk retention", () => {
       `[bulk] purge: ${report.status === "completed" ? `${report.purged} runs, ${report.events} events, ${report.batches} batches in ${report.durationMs} ms` : JSON.stringify(report)}`,
     );
     console.log(`[bulk] batch ms: ${JSON.stringify(batchStats)}`);
-    console.log(`[bulk] claimRuns ms without cleaner: ${JSON.stringify(claimBase)}; during purge: ${JSON.stringify(claimDuring)}`);
+    console.log(
+      `[bulk] claimRuns ms without cleaner: ${JSON.stringify(claimBase)}; during purge: ${JSON.stringify(claimDuring)}`,
+    );
     console.log(`[bulk] new runs completed during the purge: ${created.length}`);
 
     expect(report).toMatchObject({ status: "completed", purged: TOTAL, events: 2 * TOTAL, batches: TOTAL / 5_000 });
@@ -154,7 +169,14 @@ describe("bulk retention", () => {
         (SELECT count(*)::int FROM tombstones WHERE workflow_key = 'bulk@1') AS tombstones,
         (SELECT count(DISTINCT run_id)::int FROM tombstones) AS distinct_tombstones,
         (SELECT count(*)::int FROM tombstones WHERE workflow_key <> 'bulk@1') AS other_tombstones`;
-    expect(left[0]).toEqual({ runs: 0, orphan_steps: 0, orphan_events: 0, tombstones: TOTAL, distinct_tombstones: TOTAL, other_tombstones: 0 });
+    expect(left[0]).toEqual({
+      runs: 0,
+      orphan_steps: 0,
+      orphan_events: 0,
+      tombstones: TOTAL,
+      distinct_tombstones: TOTAL,
+      other_tombstones: 0,
+    });
     expect(await sql`SELECT id, status FROM runs WHERE workflow_key = 'dormant@1' ORDER BY id`).toEqual(dormantBefore);
     expect(created.length).toBeGreaterThan(10);
     expect(during.durations.length).toBeGreaterThan(10);

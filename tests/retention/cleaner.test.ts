@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../lib/engine";
-import { runRetention, startRetentionTimer } from "../../lib/engine";
+import { runRetention, silentLogger, startRetentionTimer } from "../../lib/engine";
 import { purgeBatch } from "../../lib/engine/testing";
-import { listRetentionRuns, listTombstones, readRetentionFence, readTombstone } from "../../lib/tasks";
-import { readTaskRecord } from "../../lib/tasks";
+import { listRetentionRuns, listTombstones, readRetentionFence, readTaskRecord, readTombstone } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { until } from "../helpers/processes";
 import { CHILD_TABLES, countRows, seedRuns } from "./seed-runs";
@@ -18,7 +16,8 @@ let tenantSeq = 0;
 /** A tenant keeping terminal runs for `retentionMs` (default one hour). */
 async function tenant(retentionMs = HOUR): Promise<string> {
   tenantSeq += 1;
-  const rows = await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES (${`r-${tenantSeq}`}, 'Retention test', ${retentionMs}) RETURNING id`;
+  const rows =
+    await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES (${`r-${tenantSeq}`}, 'Retention test', ${retentionMs}) RETURNING id`;
   return rows[0]?.id as string;
 }
 
@@ -28,7 +27,8 @@ async function tombstoneCount(ids: string[]): Promise<number> {
 
 /** Seeded terminal runs have two events (created, terminal) and one row in every other table. */
 async function expectIntact(ids: string[]) {
-  for (const table of CHILD_TABLES) expect(await countRows(sql, table, ids), table).toBe(ids.length * (table === "run_events" ? 2 : 1));
+  for (const table of CHILD_TABLES)
+    expect(await countRows(sql, table, ids), table).toBe(ids.length * (table === "run_events" ? 2 : 1));
   expect(await tombstoneCount(ids)).toBe(0);
 }
 
@@ -98,9 +98,9 @@ describe("retention cleaner", () => {
       expect(await readTaskRecord(sql, { tenantId: short, taskId: run_id })).toBeUndefined();
       expect(await readTombstone(sql, { tenantId: long, runId: run_id })).toBeUndefined();
     }
-    expect(new Set((await sql`SELECT final_status FROM tombstones WHERE run_id = ANY(${old}::uuid[])`).map((r) => r.final_status))).toEqual(
-      new Set(["completed", "failed", "cancelled"]),
-    );
+    expect(
+      new Set((await sql`SELECT final_status FROM tombstones WHERE run_id = ANY(${old}::uuid[])`).map((r) => r.final_status)),
+    ).toEqual(new Set(["completed", "failed", "cancelled"]));
 
     // Keyset pages: every tombstone exactly once, although a batch shares one purged_at.
     const seen: string[] = [];
@@ -112,7 +112,12 @@ describe("retention cleaner", () => {
     } while (cursor);
     expect(seen.sort()).toEqual([...old].sort());
 
-    expect((await listRetentionRuns(sql, { limit: 1 }))[0]).toMatchObject({ holder: "purger", status: "completed", purged: 40, batches: 6 });
+    expect((await listRetentionRuns(sql, { limit: 1 }))[0]).toMatchObject({
+      holder: "purger",
+      status: "completed",
+      purged: 40,
+      batches: 6,
+    });
     expect(await runRetention(sql, { holder: "again" })).toMatchObject({ status: "completed", purged: 0 });
   });
 
@@ -120,7 +125,13 @@ describe("retention cleaner", () => {
     const t = await tenant();
     const active = ["queued", "leased", "sleeping", "waiting_signal", "waiting_input"];
     const withFinish = await seedRuns(sql, { tenantId: t, count: 25, finishedAgoMs: 400 * 24 * HOUR, statuses: active });
-    const plain = await seedRuns(sql, { tenantId: t, count: 25, finishedAgoMs: 400 * 24 * HOUR, statuses: active, setFinishedAt: false });
+    const plain = await seedRuns(sql, {
+      tenantId: t,
+      count: 25,
+      finishedAgoMs: 400 * 24 * HOUR,
+      statuses: active,
+      setFinishedAt: false,
+    });
     const terminal = await seedRuns(sql, { tenantId: t, count: 5, finishedAgoMs: 400 * 24 * HOUR });
     expect(await runRetention(sql, { holder: "f", batchSize: 3 })).toMatchObject({ status: "completed", purged: 5 });
     for (const table of ["runs", "run_steps", "run_inputs", "run_signals"]) {
@@ -141,10 +152,13 @@ describe("retention cleaner", () => {
     ]);
     const acted = reports.filter((r) => r.status === "completed");
     expect(acted).toHaveLength(1);
-    expect(reports.filter((r) => r.status === "skipped")).toEqual([{ status: "skipped", reason: "another cleaner holds the lock" }]);
+    expect(reports.filter((r) => r.status === "skipped")).toEqual([
+      { status: "skipped", reason: "another cleaner holds the lock" },
+    ]);
     expect(acted[0]).toMatchObject({ purged: 300, batches: 6 });
     await expectPurged(old);
-    const perRun = await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${old}::uuid[]) GROUP BY run_id HAVING count(*) > 1`;
+    const perRun =
+      await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${old}::uuid[]) GROUP BY run_id HAVING count(*) > 1`;
     expect(perRun).toHaveLength(0);
   });
 
@@ -170,7 +184,10 @@ describe("retention cleaner", () => {
 
     // A partition: the paused cleaner's session dies, Postgres drops its lock.
     await sql`SELECT pg_terminate_backend(${firstPid})`;
-    await until(async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${firstPid}`)[0]?.n) === 0, 5_000);
+    await until(
+      async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${firstPid}`)[0]?.n) === 0,
+      5_000,
+    );
 
     // A new cleaner takes the lock and a newer epoch, and holds still too.
     const secondLocked = gate();
@@ -218,7 +235,9 @@ describe("retention cleaner", () => {
     const [id] = await seedRuns(sql, { tenantId: t, count: 1, finishedAgoMs: 2 * HOUR });
     await runRetention(sql, { holder: "e" });
     expect(await tombstoneCount([id as string])).toBe(1);
-    await expect(sql`UPDATE tombstones SET final_status = 'completed' WHERE run_id = ${id as string}`).rejects.toThrow(/tombstones are immutable/);
+    await expect(sql`UPDATE tombstones SET final_status = 'completed' WHERE run_id = ${id as string}`).rejects.toThrow(
+      /tombstones are immutable/,
+    );
     await expect(sql`DELETE FROM tombstones WHERE run_id = ${id as string}`).rejects.toThrow(/tombstones are immutable/);
     await expect(sql`TRUNCATE tombstones`).rejects.toThrow(/tombstones are immutable/);
     await expect(

@@ -13,7 +13,8 @@ let tenantId: string;
 beforeAll(async () => {
   db = await freshDatabase();
   sql = db.sql;
-  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('cli', 'CLI', ${HOUR}) RETURNING id`)[0]?.id as string;
+  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('cli', 'CLI', ${HOUR}) RETURNING id`)[0]
+    ?.id as string;
 });
 afterAll(async () => {
   await db?.drop();
@@ -33,12 +34,18 @@ describe("retention entry points", () => {
     await seedRuns(sql, { tenantId, count: 30, finishedAgoMs: 2 * HOUR });
     const dry = await cli(["retention", "run", "--dry-run", "--json"]);
     expect(dry.code).toBe(0);
-    expect(JSON.parse(dry.output.trim().split("\n").at(-1) as string)).toMatchObject({ status: "completed", dryRun: true, purged: 30 });
+    expect(JSON.parse(dry.output.trim().split("\n").at(-1) as string)).toMatchObject({
+      status: "completed",
+      dryRun: true,
+      purged: 30,
+    });
     expect(await tombstones()).toBe(0);
 
     const real = await cli(["retention", "run", "--batch-size", "7"]);
     expect(real.code).toBe(0);
-    expect(real.output).toMatch(/^Purged 30 runs \(60 events\) and 0 expired requestState nonces purged in 5 batches, \d+ ms, epoch \d+\.$/m);
+    expect(real.output).toMatch(
+      /^Purged 30 runs \(60 events\) and 0 expired requestState nonces purged in 5 batches, \d+ ms, epoch \d+\.$/m,
+    );
     expect(await tombstones()).toBe(30);
 
     const listed = await cli(["retention", "runs", "--json"]);
@@ -56,9 +63,16 @@ describe("retention entry points", () => {
 
   it("a worker process purges on RUNIFOLD_RETENTION_INTERVAL_MS and still drains on SIGTERM", async () => {
     const ids = await seedRuns(sql, { tenantId, count: 12, finishedAgoMs: 2 * HOUR });
-    const worker = spawnTs("tests/helpers/test-worker-process.ts", { DATABASE_URL: db.url, RUNIFOLD_RETENTION_INTERVAL_MS: "1000" });
+    const worker = spawnTs("tests/helpers/test-worker-process.ts", {
+      DATABASE_URL: db.url,
+      RUNIFOLD_RETENTION_INTERVAL_MS: "1000",
+    });
     try {
-      await until(async () => Number((await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${ids}::uuid[])`)[0]?.n) === 12, 20_000);
+      await until(
+        async () =>
+          Number((await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${ids}::uuid[])`)[0]?.n) === 12,
+        20_000,
+      );
       const holders = await sql`SELECT DISTINCT holder FROM retention_runs WHERE purged > 0 AND holder NOT LIKE 'cli:%'`;
       expect(holders).toHaveLength(1);
     } finally {

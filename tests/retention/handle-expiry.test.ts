@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRetention } from "../../lib/engine";
+import { readTaskRecord, readTombstone } from "../../lib/tasks";
 import { seedDemo } from "../../workflows/demo/seed";
-import { readTombstone } from "../../lib/tasks";
-import { readTaskRecord } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { TASKS_EXT } from "../helpers/modern-client";
@@ -43,7 +42,12 @@ async function post(headers: Record<string, string>, method: string, params: Rec
   const id = rpcId++;
   const response = await fetch(server.url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
   });
   const text = (await response.text()).replace(`"id":${id}`, '"id":"<masked>"');
@@ -58,11 +62,10 @@ function modern(method: string, params: Record<string, unknown>): Promise<Raw> {
     "io.modelcontextprotocol/clientInfo": { name: "retention-tests", version: "1" },
     "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS_EXT]: {} } },
   };
-  return post(
-    { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) },
-    method,
-    { ...params, _meta: meta },
-  );
+  return post({ "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) }, method, {
+    ...params,
+    _meta: meta,
+  });
 }
 
 /** 2025-11-25: stateless after initialize; every request names its version in the header. */
@@ -70,7 +73,11 @@ function legacy(method: string, params: Record<string, unknown>): Promise<Raw> {
   return post({ "mcp-protocol-version": "2025-11-25" }, method, params);
 }
 
-async function expectAnswersLikeUnknown(send: (method: string, params: Record<string, unknown>) => Promise<Raw>, methods: [string, Record<string, unknown>][], taskId: string) {
+async function expectAnswersLikeUnknown(
+  send: (method: string, params: Record<string, unknown>) => Promise<Raw>,
+  methods: [string, Record<string, unknown>][],
+  taskId: string,
+) {
   for (const [method, extra] of methods) {
     const known = await send(method, { taskId, ...extra });
     const unknown = await send(method, { taskId: randomUUID(), ...extra });
@@ -83,7 +90,9 @@ const statusOf = async (id: string) => (await readTaskRecord(sql, { tenantId, ta
 
 describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown ones", () => {
   it("modern era: tasks/get, tasks/update, tasks/cancel", async () => {
-    const created = JSON.parse((await modern("tools/call", { name: "durable_report", arguments: { report_id: "ttl", settle_ms: 2_500 } })).text).result;
+    const created = JSON.parse(
+      (await modern("tools/call", { name: "durable_report", arguments: { report_id: "ttl", settle_ms: 2_500 } })).text,
+    ).result;
     expect(created).toMatchObject({ resultType: "task", ttlMs: 1_000 });
     const taskId = created.taskId as string;
     const methods: [string, Record<string, unknown>][] = [
@@ -114,10 +123,24 @@ describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown o
 
   it("legacy era: tasks/get, tasks/result, tasks/cancel (requested ttl capped by the tenant)", async () => {
     const init = JSON.parse(
-      (await legacy("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "retention-tests", version: "1" } })).text,
+      (
+        await legacy("initialize", {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "retention-tests", version: "1" },
+        })
+      ).text,
     );
     expect(init.result.protocolVersion).toBe("2025-11-25");
-    const created = JSON.parse((await legacy("tools/call", { name: "durable_report", arguments: { report_id: "ttl-l", settle_ms: 2_500 }, task: { ttl: 60_000 } })).text);
+    const created = JSON.parse(
+      (
+        await legacy("tools/call", {
+          name: "durable_report",
+          arguments: { report_id: "ttl-l", settle_ms: 2_500 },
+          task: { ttl: 60_000 },
+        })
+      ).text,
+    );
     expect(created.result.task).toMatchObject({ status: "working", ttl: 1_000 });
     const taskId = created.result.task.taskId as string;
     const methods: [string, Record<string, unknown>][] = [
@@ -134,7 +157,9 @@ describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown o
     expect(await readTaskRecord(sql, { tenantId, taskId })).toMatchObject({ status: "completed", handleExpired: true });
     await expectAnswersLikeUnknown(legacy, methods, taskId);
 
-    expect(await runRetention(sql, { holder: "ttl-test", now: new Date(Date.now() + 8 * 86_400_000) })).toMatchObject({ status: "completed" });
+    expect(await runRetention(sql, { holder: "ttl-test", now: new Date(Date.now() + 8 * 86_400_000) })).toMatchObject({
+      status: "completed",
+    });
     expect(await readTaskRecord(sql, { tenantId, taskId })).toBeUndefined();
     await expectAnswersLikeUnknown(legacy, methods, taskId);
   });

@@ -8,7 +8,15 @@ import type postgres from "postgres";
  */
 export async function seedRuns(
   sql: postgres.Sql | postgres.TransactionSql,
-  params: { tenantId: string; count: number; finishedAgoMs: number; statuses?: string[]; workflowKey?: string; setFinishedAt?: boolean; lean?: boolean },
+  params: {
+    tenantId: string;
+    count: number;
+    finishedAgoMs: number;
+    statuses?: string[];
+    workflowKey?: string;
+    setFinishedAt?: boolean;
+    lean?: boolean;
+  },
 ): Promise<string[]> {
   const statuses = params.statuses ?? ["completed", "failed", "cancelled"];
   const [name = "bulk", version = "1"] = (params.workflowKey ?? "bulk@1").split("@");
@@ -40,14 +48,25 @@ export async function seedRuns(
        INSERT INTO run_signals (run_id, name, payload) SELECT id, 'go', '{}' FROM ins WHERE NOT $8
      )
      SELECT id FROM ins`,
-    [params.tenantId, params.finishedAgoMs, statuses, params.count, name, Number(version), params.setFinishedAt ?? true, params.lean ?? false],
+    [
+      params.tenantId,
+      params.finishedAgoMs,
+      statuses,
+      params.count,
+      name,
+      Number(version),
+      params.setFinishedAt ?? true,
+      params.lean ?? false,
+    ],
   );
   return rows.map((r) => r.id);
 }
 
 export async function countRows(sql: postgres.Sql, table: string, ids: string[]): Promise<number> {
   const column = table === "runs" ? "id" : "run_id";
-  const rows = await sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = ANY($1::uuid[])`, [ids]);
+  const rows = await sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = ANY($1::uuid[])`, [
+    ids,
+  ]);
   return rows[0]?.n ?? 0;
 }
 

@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun } from "../../lib/engine";
 import { readEmbeddedUrl } from "../../db/embedded/embedded-postgres";
-import { ROOT, until, waitForExit } from "../helpers/processes";
 import { freePort } from "../../db/embedded/free-port";
+import { createRun } from "../../lib/engine";
+import { ROOT, until, waitForExit } from "../helpers/processes";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
 // RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.
@@ -68,13 +68,17 @@ describe("npm start", () => {
     const supervisorPid = child.pid as number;
     owned.add(supervisorPid);
 
-    const health = await until(async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${output}`);
-      const body = await fetch(`http://127.0.0.1:${port}/api/health`)
-        .then((r) => (r.status === 200 ? r.json() : undefined))
-        .catch(() => undefined);
-      return body?.workers?.online >= 1 ? body : undefined;
-    }, 180_000, 250).catch((error) => {
+    const health = await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${output}`);
+        const body = await fetch(`http://127.0.0.1:${port}/api/health`)
+          .then((r) => (r.status === 200 ? r.json() : undefined))
+          .catch(() => undefined);
+        return body?.workers?.online >= 1 ? body : undefined;
+      },
+      180_000,
+      250,
+    ).catch((error) => {
       throw new Error(`${(error as Error).message}\n${output}`);
     });
     expect(health).toEqual({ database: "ok", migrations: "applied", workers: { online: 1 }, ok: true });
@@ -115,10 +119,12 @@ describe("npm start", () => {
     const started = Date.now();
     child.kill("SIGINT");
     expect(await waitForExit(child, 30_000)).toBe(0);
-    await until(async () => [...owned].every((pid) => !alive(pid)), Math.max(1_000, 30_000 - (Date.now() - started)), 100).catch(() => {
-      const left = [...owned].filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
-      throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
-    });
+    await until(async () => [...owned].every((pid) => !alive(pid)), Math.max(1_000, 30_000 - (Date.now() - started)), 100).catch(
+      () => {
+        const left = [...owned].filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
+        throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
+      },
+    );
     expect(existsSync(path.join(dataRoot, "supervisor.json"))).toBe(false);
   }, 330_000);
 });
@@ -173,4 +179,3 @@ function kill(pid: number, signal: NodeJS.Signals) {
     // gone
   }
 }
-

@@ -2,23 +2,33 @@ import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { addOperatorTenant, createOperator, type OperatorRole } from "../../db/queries/operators";
 import { createTenant } from "../../db/queries/tenants";
+import { jsonParam } from "../../db/sql";
 import type { OperatorContext } from "../../lib/auth";
 import { hashPassword } from "../../lib/auth";
 import { createRun } from "../../lib/engine";
-import { jsonParam } from "../../db/sql";
 
 /** An OperatorContext as a signed-in operator (or nobody) would have it, without a Next request. */
 export function contextFor(sql: postgres.Sql, operatorId: string | null, headers: Record<string, string> = {}): OperatorContext {
   return {
     sql,
     sessionOperatorId: async () => operatorId,
-    requestHeaders: async () => new Headers({ host: "console.test", origin: "http://console.test", "sec-fetch-site": "same-origin", ...headers }),
+    requestHeaders: async () =>
+      new Headers({ host: "console.test", origin: "http://console.test", "sec-fetch-site": "same-origin", ...headers }),
     trustedOrigins: [],
   };
 }
 
-export async function makeOperator(sql: postgres.Sql, role: OperatorRole, tenantIds: string[] = [], password = "correct horse battery") {
-  const operator = await createOperator(sql, { email: `${randomUUID().slice(0, 8)}@ops.test`, passwordHash: await hashPassword(password), role });
+export async function makeOperator(
+  sql: postgres.Sql,
+  role: OperatorRole,
+  tenantIds: string[] = [],
+  password = "correct horse battery",
+) {
+  const operator = await createOperator(sql, {
+    email: `${randomUUID().slice(0, 8)}@ops.test`,
+    passwordHash: await hashPassword(password),
+    role,
+  });
   for (const tenantId of tenantIds) await addOperatorTenant(sql, { operatorId: operator.id, tenantId });
   return operator;
 }
@@ -29,7 +39,12 @@ export async function makeTenant(sql: postgres.Sql, slug: string) {
 
 /** A run parked on an input request `decision` (the approve-expense shape), without a worker. */
 export async function makeWaitingRun(sql: postgres.Sql, tenantId: string): Promise<string> {
-  const run = await createRun(sql, { tenantId, workflowName: "approve-expense", workflowVersion: 1, input: { expense_id: "E-1", amount: 5 } });
+  const run = await createRun(sql, {
+    tenantId,
+    workflowName: "approve-expense",
+    workflowVersion: 1,
+    input: { expense_id: "E-1", amount: 5 },
+  });
   const request = {
     method: "elicitation/create",
     params: {
@@ -42,7 +57,10 @@ export async function makeWaitingRun(sql: postgres.Sql, tenantId: string): Promi
       },
     },
   };
-  await sql.unsafe("INSERT INTO run_inputs (run_id, key, request) VALUES ($1, 'decision', $2::text::jsonb)", [run.id, jsonParam(request)]);
+  await sql.unsafe("INSERT INTO run_inputs (run_id, key, request) VALUES ($1, 'decision', $2::text::jsonb)", [
+    run.id,
+    jsonParam(request),
+  ]);
   await sql.unsafe(
     `UPDATE runs SET status = 'waiting_input', claimable_at = NULL,
        wait_detail = jsonb_build_object('input', jsonb_build_object('keys', '["decision"]'::jsonb, 'since', now())) WHERE id = $1`,

@@ -2,17 +2,22 @@ import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
-import { createApiKey } from "../../lib/auth";
+import { createApiKey, requireOperator } from "../../lib/auth";
 import { createRun } from "../../lib/engine";
 import { AppError } from "../../lib/errors";
 import { createKeyAction, revokeKeyAction } from "../../lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "../../lib/ui/actions/route-actions";
 import { answerInputAction, cancelTaskAction } from "../../lib/ui/actions/task-actions";
-import { addMemberAction, createOperatorAction, createTenantAction, removeMemberAction, setOperatorDisabledAction } from "../../lib/ui/actions/tenant-actions";
+import {
+  addMemberAction,
+  createOperatorAction,
+  createTenantAction,
+  removeMemberAction,
+  setOperatorDisabledAction,
+} from "../../lib/ui/actions/tenant-actions";
 import { handleTaskDetail, handleTaskList } from "../../lib/ui/handlers/task-handlers";
 import { presentInbox } from "../../lib/ui/presenters/inbox";
 import { presentTenantDetail } from "../../lib/ui/presenters/tenants";
-import { requireOperator } from "../../lib/auth";
 import { freshDatabase } from "../helpers/db";
 import { contextFor, makeOperator, makeTenant, makeWaitingRun } from "./helpers";
 
@@ -36,7 +41,14 @@ beforeAll(async () => {
   admin = await makeOperator(sql, "admin");
   const schema = { type: "object" };
   for (const tenant of [tenantA, tenantB]) {
-    await insertRouteRevision(sql, { tenantId: tenant.id, toolName: "durable_report", workflowName: "generate-report", workflowVersion: 1, inputSchema: schema, taskSupport: "optional" });
+    await insertRouteRevision(sql, {
+      tenantId: tenant.id,
+      toolName: "durable_report",
+      workflowName: "generate-report",
+      workflowVersion: 1,
+      inputSchema: schema,
+      taskSupport: "optional",
+    });
   }
   bTask = (await createRun(sql, { tenantId: tenantB.id, workflowName: "generate-report", workflowVersion: 1, input: {} })).id;
   bWaiting = await makeWaitingRun(sql, tenantB.id);
@@ -71,7 +83,13 @@ describe("operator UI authorization (every handler and action, called directly)"
       removeMemberAction(nobody, { tenantId: tenantA.id, operatorId: opA.id }),
       createKeyAction(nobody, { tenantId: tenantA.id, name: "k", scopes: ["mcp"] }),
       revokeKeyAction(nobody, { tenantId: tenantB.id, keyId: bKey }),
-      saveRouteAction(nobody, { tenantId: tenantA.id, toolName: "t", workflowName: "generate-report", workflowVersion: 1, taskSupport: "optional" }),
+      saveRouteAction(nobody, {
+        tenantId: tenantA.id,
+        toolName: "t",
+        workflowName: "generate-report",
+        workflowVersion: 1,
+        taskSupport: "optional",
+      }),
       disableRouteAction(nobody, { tenantId: tenantA.id, toolName: "durable_report" }),
       cancelTaskAction(nobody, { taskId: bTask }),
       answerInputAction(nobody, { taskId: bWaiting, key: "decision", action: "accept", values: { decision: "approve" } }),
@@ -124,7 +142,15 @@ describe("operator UI authorization (every handler and action, called directly)"
     await notFound(revokeKeyAction(ctx, { tenantId: tenantB.id, keyId: bKey }));
     await notFound(revokeKeyAction(ctx, { tenantId: tenantA.id, keyId: bKey })); // own tenant, foreign key id
     await notFound(createKeyAction(ctx, { tenantId: tenantB.id, name: "steal", scopes: ["mcp"] }));
-    await notFound(saveRouteAction(ctx, { tenantId: tenantB.id, toolName: "x", workflowName: "generate-report", workflowVersion: 1, taskSupport: "optional" }));
+    await notFound(
+      saveRouteAction(ctx, {
+        tenantId: tenantB.id,
+        toolName: "x",
+        workflowName: "generate-report",
+        workflowVersion: 1,
+        taskSupport: "optional",
+      }),
+    );
     await notFound(disableRouteAction(ctx, { tenantId: tenantB.id, toolName: "durable_report" }));
     const [key] = await sql`SELECT revoked_at FROM api_keys WHERE id = ${bKey}`;
     expect(key?.revoked_at).toBeNull();
@@ -140,14 +166,37 @@ describe("operator UI authorization (every handler and action, called directly)"
     const created = await createKeyAction(ctx, { tenantId: tenantA.id, name: "mine", scopes: ["mcp", "tasks:read"] });
     expect(created.token).toMatch(/^rf_[0-9a-f]{16}_/);
     await revokeKeyAction(ctx, { tenantId: tenantA.id, keyId: created.keyId });
-    expect((await saveRouteAction(ctx, { tenantId: tenantA.id, toolName: "durable_report", workflowName: "generate-report", workflowVersion: 2, taskSupport: "optional" })).revision).toBe(2);
+    expect(
+      (
+        await saveRouteAction(ctx, {
+          tenantId: tenantA.id,
+          toolName: "durable_report",
+          workflowName: "generate-report",
+          workflowVersion: 2,
+          taskSupport: "optional",
+        })
+      ).revision,
+    ).toBe(2);
 
     const waiting = await makeWaitingRun(sql, tenantA.id);
-    const invalid = await answerInputAction(ctx, { taskId: waiting, key: "decision", action: "accept", values: { decision: "maybe", comment: "far too long" } });
-    expect(invalid).toEqual({ ok: false, errors: { decision: "Choose from the listed options", comment: "At most 10 characters" } });
-    expect(await answerInputAction(ctx, { taskId: waiting, key: "decision", action: "accept", values: { decision: "approve" } })).toEqual({ ok: true, resumed: true });
+    const invalid = await answerInputAction(ctx, {
+      taskId: waiting,
+      key: "decision",
+      action: "accept",
+      values: { decision: "maybe", comment: "far too long" },
+    });
+    expect(invalid).toEqual({
+      ok: false,
+      errors: { decision: "Choose from the listed options", comment: "At most 10 characters" },
+    });
+    expect(
+      await answerInputAction(ctx, { taskId: waiting, key: "decision", action: "accept", values: { decision: "approve" } }),
+    ).toEqual({ ok: true, resumed: true });
     const [input] = await sql`SELECT response, answered_by FROM run_inputs WHERE run_id = ${waiting}`;
-    expect(input).toMatchObject({ response: { action: "accept", content: { decision: "approve" } }, answered_by: `operator:${opA.id}` });
+    expect(input).toMatchObject({
+      response: { action: "accept", content: { decision: "approve" } },
+      answered_by: `operator:${opA.id}`,
+    });
   });
 
   it("refuses cross-site mutations", async () => {
@@ -164,7 +213,9 @@ describe("operator UI authorization (every handler and action, called directly)"
     expect((await handleTaskList(ctx, new Request("http://x/api/ui/tasks"))).status).toBe(200);
     await setOperatorDisabledAction(contextFor(sql, admin.id), { operatorId: op.id, disabled: true });
     expect((await handleTaskList(ctx, new Request("http://x/api/ui/tasks"))).status).toBe(401);
-    expect((await thrown(createKeyAction(ctx, { tenantId: tenantA.id, name: "k", scopes: ["mcp"] }))).code).toBe("unauthenticated");
+    expect((await thrown(createKeyAction(ctx, { tenantId: tenantA.id, name: "k", scopes: ["mcp"] }))).code).toBe(
+      "unauthenticated",
+    );
   });
 
   it("applies a removed membership on the next request", async () => {

@@ -3,10 +3,8 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
 import { requireOperator } from "../../lib/auth";
-import { claimRuns } from "../../lib/engine/testing";
-import { createRun } from "../../lib/engine";
-import { finishRun } from "../../lib/engine/testing";
-import { runRetention } from "../../lib/engine";
+import { createRun, runRetention } from "../../lib/engine";
+import { claimRuns, finishRun } from "../../lib/engine/testing";
 import { handleTaskDetail } from "../../lib/ui/handlers/task-handlers";
 import { presentRetention, type RetentionView, TOMBSTONE_PAGE_SIZE } from "../../lib/ui/presenters/retention";
 import { presentTaskView } from "../../lib/ui/presenters/task-detail";
@@ -67,13 +65,23 @@ beforeAll(async () => {
   });
 
   // A's real run: created on its route, claimed, completed with a result.
-  const run = await createRun(sql, { tenantId: tenantA.id, routeId: route.id, workflowName: "generate-report", workflowVersion: 1, input: { report_id: "r" } });
+  const run = await createRun(sql, {
+    tenantId: tenantA.id,
+    routeId: route.id,
+    workflowName: "generate-report",
+    workflowVersion: 1,
+    input: { report_id: "r" },
+  });
   const [lease] = await claimRuns(sql, { workerId: "test", workflowKeys: ["generate-report@1"], limit: 1, leaseMs: 60_000 });
   if (!lease || lease.id !== run.id) throw new Error("claim failed");
-  const finished = await finishRun(sql, { runId: run.id, workerId: "test", attempt: lease.attempt, leaseMs: 60_000 }, {
-    status: "completed",
-    result: { content: [{ type: "text", text: "report r done" }] },
-  });
+  const finished = await finishRun(
+    sql,
+    { runId: run.id, workerId: "test", attempt: lease.attempt, leaseMs: 60_000 },
+    {
+      status: "completed",
+      result: { content: [{ type: "text", text: "report r done" }] },
+    },
+  );
   if (!finished) throw new Error("finish failed");
   aTask = run.id;
   aResultText = (await sql`SELECT payload::text AS text FROM run_events WHERE run_id = ${aTask} AND type = 'completed'`)[0]?.text;
@@ -110,7 +118,15 @@ describe("retention page (presentRetention)", () => {
     const viewA = await presentRetention(sql, await operatorOf(opA.id));
     expect(viewA.scope).toBe("member");
     expect(viewA.tenants).toEqual([
-      { id: tenantA.id, slug: "tenant-a", name: "TENANT-A", retentionMs: HOUR, retention: "1 h", maxTtlMs: 86_400_000, maxTtl: "24 h" },
+      {
+        id: tenantA.id,
+        slug: "tenant-a",
+        name: "TENANT-A",
+        retentionMs: HOUR,
+        retention: "1 h",
+        maxTtlMs: 86_400_000,
+        maxTtl: "24 h",
+      },
     ]);
     expect(viewA.tombstones).toHaveLength(TOMBSTONE_PAGE_SIZE);
     expect(viewA.next).not.toBeNull();
@@ -173,7 +189,11 @@ describe("a purged task's page (presentTaskView, GET /api/ui/tasks/:id)", () => 
     expect(Date.parse(view.purgedAt)).toBeGreaterThan(Date.parse(view.finishedAt ?? ""));
     expect(await presentTaskView(sql, await operatorOf(admin.id), aTask)).toEqual(view);
     // A live task is still the ordinary detail.
-    expect(await presentTaskView(sql, await operatorOf(opA.id), aLive)).toMatchObject({ purged: false, id: aLive, status: "queued" });
+    expect(await presentTaskView(sql, await operatorOf(opA.id), aLive)).toMatchObject({
+      purged: false,
+      id: aLive,
+      status: "queued",
+    });
   });
 
   it("is not found for another tenant's operator, exactly like a missing ID", async () => {

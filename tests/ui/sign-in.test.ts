@@ -1,8 +1,7 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setOperatorDisabled } from "../../db/queries/operators";
-import { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "../../lib/auth";
-import { hashPassword, verifyPassword } from "../../lib/auth";
+import { authenticateOperator, clientAddressFrom, hashPassword, LOGIN_THROTTLE, verifyPassword } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator } from "./helpers";
@@ -29,23 +28,40 @@ describe("operator sign-in", () => {
 
   it("gives one answer for an unknown email, a wrong password and a disabled operator", async () => {
     const op = await makeOperator(sql, "admin", [], "right-password-1");
-    const unknown = await authenticateOperator(sql, { email: "nobody@ops.test", password: "right-password-1", clientAddress: "10.0.0.1" });
+    const unknown = await authenticateOperator(sql, {
+      email: "nobody@ops.test",
+      password: "right-password-1",
+      clientAddress: "10.0.0.1",
+    });
     const wrong = await authenticateOperator(sql, { email: op.email, password: "nope", clientAddress: "10.0.0.1" });
     expect(unknown).toEqual({ ok: false, reason: "invalid" });
     expect(wrong).toEqual(unknown);
-    const ok = await authenticateOperator(sql, { email: op.email.toUpperCase(), password: "right-password-1", clientAddress: "10.0.0.1" });
+    const ok = await authenticateOperator(sql, {
+      email: op.email.toUpperCase(),
+      password: "right-password-1",
+      clientAddress: "10.0.0.1",
+    });
     expect(ok).toMatchObject({ ok: true, operator: { id: op.id } });
     await setOperatorDisabled(sql, { operatorId: op.id, disabled: true });
-    expect(await authenticateOperator(sql, { email: op.email, password: "right-password-1", clientAddress: "10.0.0.1" })).toEqual(unknown);
+    expect(await authenticateOperator(sql, { email: op.email, password: "right-password-1", clientAddress: "10.0.0.1" })).toEqual(
+      unknown,
+    );
   });
 
   it("locks an email after repeated failures, even for the right password, and unknown emails alike", async () => {
     const op = await makeOperator(sql, "operator", [], "right-password-2");
     for (const email of [op.email, "ghost@ops.test"]) {
       for (let i = 0; i < LOGIN_THROTTLE.emailLimit; i++) {
-        expect(await authenticateOperator(sql, { email, password: "bad", clientAddress: `10.1.0.${i}` })).toEqual({ ok: false, reason: "invalid" });
+        expect(await authenticateOperator(sql, { email, password: "bad", clientAddress: `10.1.0.${i}` })).toEqual({
+          ok: false,
+          reason: "invalid",
+        });
       }
-      const locked = await authenticateOperator(sql, { email, password: email === op.email ? "right-password-2" : "bad", clientAddress: "10.2.0.1" });
+      const locked = await authenticateOperator(sql, {
+        email,
+        password: email === op.email ? "right-password-2" : "bad",
+        clientAddress: "10.2.0.1",
+      });
       expect(locked).toMatchObject({ ok: false, reason: "throttled" });
     }
   });
@@ -54,8 +70,13 @@ describe("operator sign-in", () => {
     for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
       await authenticateOperator(sql, { email: `spray-${i}@ops.test`, password: "bad", clientAddress: "192.0.2.7" });
     }
-    expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.7" })).toMatchObject({ reason: "throttled" });
-    expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.8" })).toEqual({ ok: false, reason: "invalid" });
+    expect(
+      await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.7" }),
+    ).toMatchObject({ reason: "throttled" });
+    expect(await authenticateOperator(sql, { email: "fresh@ops.test", password: "bad", clientAddress: "192.0.2.8" })).toEqual({
+      ok: false,
+      reason: "invalid",
+    });
   });
 
   it("seeds a first-run admin once, whose printed password signs in", async () => {
@@ -63,7 +84,11 @@ describe("operator sign-in", () => {
     try {
       const first = await seedDemo(empty.sql);
       expect(first.operator?.email).toBe("admin@runifold.local");
-      const outcome = await authenticateOperator(empty.sql, { email: "admin@runifold.local", password: first.operator?.password ?? "", clientAddress: null });
+      const outcome = await authenticateOperator(empty.sql, {
+        email: "admin@runifold.local",
+        password: first.operator?.password ?? "",
+        clientAddress: null,
+      });
       expect(outcome.ok).toBe(true);
       expect((await seedDemo(empty.sql)).operator).toBeUndefined();
     } finally {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { WorkflowFailure } from "../../lib/engine";
-import { type AnyWorkflow, defineWorkflow, type InputRequest } from "../../lib/engine";
+import { type AnyWorkflow, defineWorkflow, type InputRequest, WorkflowFailure } from "../../lib/engine";
 
 /**
  * The official conformance suite's fixture tools (tasks-* scenarios) as real durable workflows.
@@ -64,7 +63,11 @@ const confirmDelete = defineWorkflow({
       params: {
         mode: "form",
         message: `Delete ${input.filename}?`,
-        requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Confirm deletion" } }, required: ["confirm"] },
+        requestedSchema: {
+          type: "object",
+          properties: { confirm: { type: "boolean", title: "Confirm deletion" } },
+          required: ["confirm"],
+        },
       },
     });
     const confirmed = answer.action === "accept" && answer.content?.confirm === true;
@@ -81,11 +84,19 @@ const multiInput = defineWorkflow({
     const answers = await ctx.requestInputs({
       name: {
         method: "elicitation/create",
-        params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+        params: {
+          mode: "form",
+          message: "Your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        },
       },
       confirm: {
         method: "elicitation/create",
-        params: { mode: "form", message: "Confirm?", requestedSchema: { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] } },
+        params: {
+          mode: "form",
+          message: "Confirm?",
+          requestedSchema: { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] },
+        },
       },
     });
     const name = answers.name?.content?.name ?? "anonymous";
@@ -96,7 +107,11 @@ const multiInput = defineWorkflow({
 
 const USER_NAME_REQUEST: InputRequest = {
   method: "elicitation/create",
-  params: { mode: "form", message: "What is your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+  params: {
+    mode: "form",
+    message: "What is your name?",
+    requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  },
 };
 
 const toolWithTask = defineWorkflow({
@@ -108,13 +123,22 @@ const toolWithTask = defineWorkflow({
   async run(ctx) {
     const answer = await ctx.requestInput("user_name", USER_NAME_REQUEST);
     const content = answer.content ?? {};
-    const name = typeof content.name === "string" ? content.name : (Object.values(content).find((v) => typeof v === "string") ?? "stranger");
+    const name =
+      typeof content.name === "string" ? content.name : (Object.values(content).find((v) => typeof v === "string") ?? "stranger");
     await ctx.sleep("work", 200);
     return { content: [{ type: "text", text: `Hello, ${String(name)}! Your task is done.` }] };
   },
 });
 
-export const conformanceWorkflows: AnyWorkflow[] = [greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
+export const conformanceWorkflows: AnyWorkflow[] = [
+  greet,
+  slowCompute,
+  failingJob,
+  protocolErrorJob,
+  confirmDelete,
+  multiInput,
+  toolWithTask,
+];
 
 /** Tool name → workflow and task support, as the conformance suite expects them. */
 export const CONFORMANCE_TOOLS = [

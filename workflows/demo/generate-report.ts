@@ -18,7 +18,7 @@ export const generateReport = defineWorkflow({
   async run(ctx, input) {
     const sections: { title: string; rows: number }[] = [];
     for (let i = 1; i <= input.sections; i++) {
-      const section = await ctx.step(`section-${i}`, async () => ({ title: `Section ${i}`, rows: (i * 7) % 11 + 1 }));
+      const section = await ctx.step(`section-${i}`, async () => ({ title: `Section ${i}`, rows: ((i * 7) % 11) + 1 }));
       sections.push(section);
       await ctx.progress({ progress: i, total: input.sections + 1, message: `Gathered section ${i} of ${input.sections}` });
     }

@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
+import type { SqlHandle } from "../../db/client";
 import { listApiKeys } from "../../db/queries/api-keys";
+import { countOperators, createOperator } from "../../db/queries/operators";
 import { findActiveRoute, insertRouteRevision } from "../../db/queries/routes";
 import { createTenant, findTenantBySlug } from "../../db/queries/tenants";
-import { CONFORMANCE_TOOLS } from "./conformance";
-import { approveExpense } from "./approve-expense";
-import { generateReport } from "./generate-report";
-import { countOperators, createOperator } from "../../db/queries/operators";
-import { createApiKey } from "../../lib/auth";
-import { hashPassword } from "../../lib/auth";
-import type { SqlHandle } from "../../db/client";
 import { routeFromWorkflow } from "../../lib/admin";
+import { createApiKey, hashPassword } from "../../lib/auth";
+import { approveExpense } from "./approve-expense";
+import { CONFORMANCE_TOOLS } from "./conformance";
+import { generateReport } from "./generate-report";
 
 export type SeedResult = { created: boolean; apiKey?: string; operator?: { email: string; password: string } };
 
@@ -30,8 +29,18 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
   const conformance = await ensureTenant("conformance", "MCP conformance fixtures");
 
   const routes = [
-    routeFromWorkflow(generateReport, { tenantId: acme.id, toolName: "durable_report", taskSupport: "optional", title: "Durable report" }),
-    routeFromWorkflow(approveExpense, { tenantId: acme.id, toolName: "approve_expense", taskSupport: "optional", title: "Approve expense" }),
+    routeFromWorkflow(generateReport, {
+      tenantId: acme.id,
+      toolName: "durable_report",
+      taskSupport: "optional",
+      title: "Durable report",
+    }),
+    routeFromWorkflow(approveExpense, {
+      tenantId: acme.id,
+      toolName: "approve_expense",
+      taskSupport: "optional",
+      title: "Approve expense",
+    }),
     ...CONFORMANCE_TOOLS.map((fixture) =>
       routeFromWorkflow(fixture.workflow, { tenantId: conformance.id, toolName: fixture.tool, taskSupport: fixture.taskSupport }),
     ),
@@ -51,7 +60,12 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
   let operator: SeedResult["operator"];
   if ((await countOperators(sql)) === 0) {
     operator = { email: "admin@runifold.local", password: randomBytes(12).toString("base64url") };
-    await createOperator(sql, { email: operator.email, passwordHash: await hashPassword(operator.password), role: "admin", name: "Admin" });
+    await createOperator(sql, {
+      email: operator.email,
+      passwordHash: await hashPassword(operator.password),
+      role: "admin",
+      name: "Admin",
+    });
     created = true;
   }
   return { created, ...(apiKey ? { apiKey } : {}), ...(operator ? { operator } : {}) };

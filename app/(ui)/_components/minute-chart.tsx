@@ -10,7 +10,17 @@ export function routeColor(index: number): string {
   return COLORS[index % COLORS.length] as string;
 }
 
-export function MinuteChart({ title, minutes, series, routes }: { title: string; minutes: string[]; series: ChartSeries[]; routes: string[] }) {
+export function MinuteChart({
+  title,
+  minutes,
+  series,
+  routes,
+}: {
+  title: string;
+  minutes: string[];
+  series: ChartSeries[];
+  routes: string[];
+}) {
   const totals = minutes.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const max = Math.max(1, ...totals);
   const barW = (W - PAD.left) / minutes.length;
@@ -41,13 +51,30 @@ export function MinuteChart({ title, minutes, series, routes }: { title: string;
                 if (!value) return null;
                 const h = y(value);
                 base -= h;
-                return <rect key={s.route} x={PAD.left + i * barW + 0.5} y={base} width={Math.max(1, barW - 1)} height={h} fill={routeColor(routes.indexOf(s.route))} />;
+                return (
+                  <rect
+                    key={s.route}
+                    x={PAD.left + i * barW + 0.5}
+                    y={base}
+                    width={Math.max(1, barW - 1)}
+                    height={h}
+                    fill={routeColor(routes.indexOf(s.route))}
+                  />
+                );
               })}
             </g>
           );
         })}
         {[0, 15, 30, 45, 59].map((i) => (
-          <text key={i} x={i === 59 ? W : PAD.left + i * barW + barW / 2} y={H - 4} textAnchor={i === 59 ? "end" : "middle"} fontSize="10" fill="#64748b" suppressHydrationWarning>
+          <text
+            key={i}
+            x={i === 59 ? W : PAD.left + i * barW + barW / 2}
+            y={H - 4}
+            textAnchor={i === 59 ? "end" : "middle"}
+            fontSize="10"
+            fill="#64748b"
+            suppressHydrationWarning
+          >
             {label(minutes[i])}
           </text>
         ))}

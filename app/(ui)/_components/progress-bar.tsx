@@ -1,4 +1,10 @@
-export function ProgressBar({ progress, compact = false }: { progress: { progress: number; total?: number; message?: string } | null; compact?: boolean }) {
+export function ProgressBar({
+  progress,
+  compact = false,
+}: {
+  progress: { progress: number; total?: number; message?: string } | null;
+  compact?: boolean;
+}) {
   if (!progress) return null;
   const pct = progress.total ? Math.min(100, Math.round((progress.progress / progress.total) * 100)) : undefined;
   const text = progress.total ? `${progress.progress} of ${progress.total}` : `${progress.progress}`;
@@ -13,7 +19,10 @@ export function ProgressBar({ progress, compact = false }: { progress: { progres
         aria-valuetext={`${text}${progress.message ? `: ${progress.message}` : ""}`}
         className={`overflow-hidden rounded-full bg-slate-200 ${compact ? "h-1.5" : "h-2.5"}`}
       >
-        <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${pct ?? 100}%`, opacity: pct === undefined ? 0.4 : 1 }} />
+        <div
+          className="h-full rounded-full bg-indigo-600 transition-all"
+          style={{ width: `${pct ?? 100}%`, opacity: pct === undefined ? 0.4 : 1 }}
+        />
       </div>
       {!compact && (
         <p className="mt-1 text-xs text-slate-600">

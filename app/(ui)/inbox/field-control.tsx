@@ -9,7 +9,8 @@ function hint(field: FormField): string | undefined {
   const parts: string[] = [];
   if (field.description) parts.push(field.description);
   if (field.kind === "string") {
-    if (field.minLength !== undefined && field.maxLength !== undefined) parts.push(`${field.minLength}–${field.maxLength} characters`);
+    if (field.minLength !== undefined && field.maxLength !== undefined)
+      parts.push(`${field.minLength}–${field.maxLength} characters`);
     else if (field.maxLength !== undefined) parts.push(`up to ${field.maxLength} characters`);
     else if (field.minLength !== undefined) parts.push(`at least ${field.minLength} characters`);
     if (field.format === "date-time") parts.push("e.g. 2026-05-01T14:05:00Z");
@@ -23,7 +24,19 @@ function hint(field: FormField): string | undefined {
 }
 
 /** One accessible control per schema property: label, hint and error are tied to it by id. */
-export function FieldControl({ id, field, value, error, onChange }: { id: string; field: FormField; value: RawValue; error?: string; onChange: (value: RawValue) => void }) {
+export function FieldControl({
+  id,
+  field,
+  value,
+  error,
+  onChange,
+}: {
+  id: string;
+  field: FormField;
+  value: RawValue;
+  error?: string;
+  onChange: (value: RawValue) => void;
+}) {
   const hintText = hint(field);
   const describedBy = [hintText ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const label = (
@@ -31,24 +44,44 @@ export function FieldControl({ id, field, value, error, onChange }: { id: string
       {field.label}
       {field.required && (
         <span className="text-red-600" aria-hidden>
-          {" "}*
+          {" "}
+          *
         </span>
       )}
     </>
   );
   const footer = (
     <>
-      {hintText && <span id={`${id}-hint`} className="text-xs text-slate-500">{hintText}</span>}
-      {error && <span id={`${id}-error`} className="text-xs font-medium text-red-700">{error}</span>}
+      {hintText && (
+        <span id={`${id}-hint`} className="text-xs text-slate-500">
+          {hintText}
+        </span>
+      )}
+      {error && (
+        <span id={`${id}-error`} className="text-xs font-medium text-red-700">
+          {error}
+        </span>
+      )}
     </>
   );
-  const common = { "aria-invalid": error ? true : undefined, "aria-describedby": describedBy, "aria-required": field.required || undefined };
+  const common = {
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy,
+    "aria-required": field.required || undefined,
+  };
 
   if (field.kind === "boolean") {
     return (
       <div className="flex flex-col gap-1">
         <label htmlFor={id} className="flex items-center gap-2 text-sm font-medium text-slate-700">
-          <input id={id} type="checkbox" className="size-4 rounded border-slate-300 text-indigo-600" checked={value === true} onChange={(e) => onChange(e.target.checked)} {...common} />
+          <input
+            id={id}
+            type="checkbox"
+            className="size-4 rounded border-slate-300 text-indigo-600"
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked)}
+            {...common}
+          />
           {label}
         </label>
         {footer}
@@ -67,7 +100,9 @@ export function FieldControl({ id, field, value, error, onChange }: { id: string
                 type="checkbox"
                 className="size-4 rounded border-slate-300 text-indigo-600"
                 checked={picked.includes(option.value)}
-                onChange={(e) => onChange(e.target.checked ? [...picked, option.value] : picked.filter((v) => v !== option.value))}
+                onChange={(e) =>
+                  onChange(e.target.checked ? [...picked, option.value] : picked.filter((v) => v !== option.value))
+                }
               />
               {option.label}
             </label>
@@ -93,11 +128,29 @@ export function FieldControl({ id, field, value, error, onChange }: { id: string
           ))}
         </select>
       ) : field.kind === "number" ? (
-        <input id={id} type="number" inputMode={field.integer ? "numeric" : "decimal"} step={field.integer ? 1 : "any"} min={field.minimum} max={field.maximum} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common} />
+        <input
+          id={id}
+          type="number"
+          inputMode={field.integer ? "numeric" : "decimal"}
+          step={field.integer ? 1 : "any"}
+          min={field.minimum}
+          max={field.maximum}
+          className={inputClass}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          {...common}
+        />
       ) : field.maxLength !== undefined && field.maxLength > 200 ? (
         <textarea id={id} rows={3} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common} />
       ) : (
-        <input id={id} type={INPUT_TYPE[field.format ?? ""] ?? "text"} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common} />
+        <input
+          id={id}
+          type={INPUT_TYPE[field.format ?? ""] ?? "text"}
+          className={inputClass}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          {...common}
+        />
       )}
       {footer}
     </div>

@@ -2,12 +2,22 @@
 
 import { type FormEvent, useId, useState, useTransition } from "react";
 import { type FormField, initialValues, type RawValue, validateForm } from "@/lib/ui/schema-form";
-import { answerInput } from "../actions";
 import { buttonClass, secondaryButtonClass } from "../_components/ui";
+import { answerInput } from "../actions";
 import { FieldControl } from "./field-control";
 
 /** A form rendered from the request's schema; validated here for feedback and again on the server. */
-export function InputForm({ taskId, inputKey, message, fields }: { taskId: string; inputKey: string; message: string; fields: FormField[] }) {
+export function InputForm({
+  taskId,
+  inputKey,
+  message,
+  fields,
+}: {
+  taskId: string;
+  inputKey: string;
+  message: string;
+  fields: FormField[];
+}) {
   const formId = useId();
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -68,7 +78,11 @@ export function InputForm({ taskId, inputKey, message, fields }: { taskId: strin
           onChange={(value) => update(field.key, value)}
         />
       ))}
-      {fields.some((f) => f.required) && <p className="text-xs text-slate-500"><span aria-hidden>*</span> required</p>}
+      {fields.some((f) => f.required) && (
+        <p className="text-xs text-slate-500">
+          <span aria-hidden>*</span> required
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <button type="submit" className={buttonClass} disabled={pending}>
           {pending ? "Sending…" : "Submit"}
@@ -78,7 +92,10 @@ export function InputForm({ taskId, inputKey, message, fields }: { taskId: strin
         </button>
       </div>
       {status && (
-        <p role={status.tone === "error" ? "alert" : "status"} className={`text-sm ${status.tone === "error" ? "text-red-700" : "text-emerald-700"}`}>
+        <p
+          role={status.tone === "error" ? "alert" : "status"}
+          className={`text-sm ${status.tone === "error" ? "text-red-700" : "text-emerald-700"}`}
+        >
           {status.text}
         </p>
       )}

@@ -13,7 +13,10 @@ export default async function InboxPage() {
   return (
     <>
       <AutoRefresh seconds={15} />
-      <PageHeader title="Inbox" description="Tasks waiting for a person. Your answer goes to the task exactly as an MCP client's would." />
+      <PageHeader
+        title="Inbox"
+        description="Tasks waiting for a person. Your answer goes to the task exactly as an MCP client's would."
+      />
       {items.length === 0 ? (
         <Empty>Nothing is waiting for input.</Empty>
       ) : (

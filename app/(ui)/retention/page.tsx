@@ -27,7 +27,11 @@ function RunStatus({ run }: { run: RetentionRunItem }) {
   );
 }
 
-export default async function RetentionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function RetentionPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { operator, ctx } = await pageOperator();
   const { before } = await searchParams;
   const view = await presentRetention(ctx.sql, operator, { cursor: typeof before === "string" ? before : undefined });
@@ -49,9 +53,15 @@ export default async function RetentionPage({ searchParams }: { searchParams: Pr
                 <caption className="sr-only">Retention settings per tenant</caption>
                 <thead className="text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                   <tr>
-                    <th scope="col" className="py-2 pr-3">Tenant</th>
-                    <th scope="col" className="px-3 py-2">Keeps finished tasks</th>
-                    <th scope="col" className="px-3 py-2">Max task ttl</th>
+                    <th scope="col" className="py-2 pr-3">
+                      Tenant
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Keeps finished tasks
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Max task ttl
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
@@ -76,39 +86,64 @@ export default async function RetentionPage({ searchParams }: { searchParams: Pr
             </div>
           )}
           <p className="mt-3 text-xs text-slate-500">
-            Finished tasks (completed, failed, cancelled) are purged once they have been finished this long, leaving a tombstone. The max
-            ttl caps how long a client’s task ID works from creation; it never stops the task.
+            Finished tasks (completed, failed, cancelled) are purged once they have been finished this long, leaving a tombstone.
+            The max ttl caps how long a client’s task ID works from creation; it never stops the task.
           </p>
         </Card>
         <Card title="Fence">
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500">Epoch</dt>
-            <dd className="tabular-nums" data-testid="fence-epoch">{view.fence.epoch}</dd>
+            <dd className="tabular-nums" data-testid="fence-epoch">
+              {view.fence.epoch}
+            </dd>
             <dt className="text-slate-500">Holder</dt>
-            <dd className="break-all font-mono text-xs leading-5">{view.fence.holder ?? <span className="text-slate-400">nobody yet</span>}</dd>
+            <dd className="break-all font-mono text-xs leading-5">
+              {view.fence.holder ?? <span className="text-slate-400">nobody yet</span>}
+            </dd>
             <dt className="text-slate-500">Acquired</dt>
-            <dd><Time iso={view.fence.acquiredAt} /></dd>
+            <dd>
+              <Time iso={view.fence.acquiredAt} />
+            </dd>
           </dl>
           <p className="mt-3 text-xs text-slate-500">
             Each real cleaner pass takes the next epoch; a cleaner whose epoch is no longer current deletes nothing.
           </p>
         </Card>
-        <Card title={`Last ${view.runs.length === 1 ? "cleaner run" : `${view.runs.length} cleaner runs`}`} className="lg:col-span-3">
+        <Card
+          title={`Last ${view.runs.length === 1 ? "cleaner run" : `${view.runs.length} cleaner runs`}`}
+          className="lg:col-span-3"
+        >
           {view.runs.length === 0 ? (
-            <Empty>The cleaner has not run yet. Workers run it every 10 minutes; `npm run cli -- retention run` runs it now.</Empty>
+            <Empty>
+              The cleaner has not run yet. Workers run it every 10 minutes; `npm run cli -- retention run` runs it now.
+            </Empty>
           ) : (
             <div className="overflow-x-auto">
               <table className="min-w-full divide-y divide-slate-200 text-sm">
                 <caption className="sr-only">Cleaner runs, newest first</caption>
                 <thead className="text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                   <tr>
-                    <th scope="col" className="py-2 pr-3">Started</th>
-                    <th scope="col" className="px-3 py-2">Status</th>
-                    <th scope="col" className="px-3 py-2 text-right">{mine ? "Purged (yours)" : "Purged"}</th>
-                    <th scope="col" className="px-3 py-2 text-right">Batches</th>
-                    <th scope="col" className="px-3 py-2 text-right">Duration</th>
-                    <th scope="col" className="hidden px-3 py-2 md:table-cell">Holder</th>
-                    <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">Epoch</th>
+                    <th scope="col" className="py-2 pr-3">
+                      Started
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Status
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-right">
+                      {mine ? "Purged (yours)" : "Purged"}
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-right">
+                      Batches
+                    </th>
+                    <th scope="col" className="px-3 py-2 text-right">
+                      Duration
+                    </th>
+                    <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                      Holder
+                    </th>
+                    <th scope="col" className="hidden px-3 py-2 text-right md:table-cell">
+                      Epoch
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
@@ -130,7 +165,9 @@ export default async function RetentionPage({ searchParams }: { searchParams: Pr
                         )}
                       </td>
                       <td className="px-3 py-2 text-right tabular-nums">{run.batches}</td>
-                      <td className="px-3 py-2 text-right tabular-nums">{run.duration ?? <span className="text-slate-400">—</span>}</td>
+                      <td className="px-3 py-2 text-right tabular-nums">
+                        {run.duration ?? <span className="text-slate-400">—</span>}
+                      </td>
                       <td className="hidden break-all px-3 py-2 font-mono text-xs md:table-cell">{run.holder}</td>
                       <td className="hidden px-3 py-2 text-right tabular-nums md:table-cell">{run.epoch}</td>
                     </tr>
@@ -159,20 +196,38 @@ export default async function RetentionPage({ searchParams }: { searchParams: Pr
                 <caption className="sr-only">Tombstones of purged tasks, newest purge first</caption>
                 <thead className="text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                   <tr>
-                    <th scope="col" className="py-2 pr-3">Task</th>
-                    <th scope="col" className="px-3 py-2">Workflow</th>
-                    <th scope="col" className="px-3 py-2">Final status</th>
-                    <th scope="col" className="hidden px-3 py-2 lg:table-cell">Created</th>
-                    <th scope="col" className="hidden px-3 py-2 md:table-cell">Finished</th>
-                    <th scope="col" className="px-3 py-2">Purged</th>
-                    <th scope="col" className="hidden px-3 py-2 md:table-cell">Result digest</th>
+                    <th scope="col" className="py-2 pr-3">
+                      Task
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Workflow
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Final status
+                    </th>
+                    <th scope="col" className="hidden px-3 py-2 lg:table-cell">
+                      Created
+                    </th>
+                    <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                      Finished
+                    </th>
+                    <th scope="col" className="px-3 py-2">
+                      Purged
+                    </th>
+                    <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                      Result digest
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
                   {view.tombstones.map((t) => (
                     <tr key={t.runId} data-tombstone={t.runId}>
                       <td className="py-2 pr-3">
-                        <Link href={`/tasks/${t.runId}`} className="font-mono text-xs text-indigo-700 hover:underline" title={t.runId}>
+                        <Link
+                          href={`/tasks/${t.runId}`}
+                          className="font-mono text-xs text-indigo-700 hover:underline"
+                          title={t.runId}
+                        >
                           {t.runId.slice(0, 8)}…
                         </Link>
                         <div className="text-xs text-slate-500">{t.tenantSlug}</div>

@@ -16,7 +16,10 @@ export default async function RoutesPage({ searchParams }: { searchParams: Promi
   return (
     <>
       <AutoRefresh seconds={15} />
-      <PageHeader title="Routes" description="Which MCP tool runs which workflow version, per tenant. Every change is a new revision." />
+      <PageHeader
+        title="Routes"
+        description="Which MCP tool runs which workflow version, per tenant. Every change is a new revision."
+      />
       <div className="grid gap-4 xl:grid-cols-3">
         <div className="xl:col-span-2">
           <RouteList routes={view.routes} />

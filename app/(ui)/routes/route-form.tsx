@@ -1,9 +1,9 @@
 "use client";
 
 import type { RouteItem } from "@/lib/ui/presenters/routes";
-import { saveRoute } from "../actions";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass } from "../_components/ui";
+import { saveRoute } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -37,16 +37,38 @@ export function RouteForm({
       </label>
       <label className={LABEL}>
         Tool name
-        <input name="toolName" required pattern="[A-Za-z0-9_.\-]{1,128}" className={inputClass} placeholder="durable_report" defaultValue={current?.tool} />
+        <input
+          name="toolName"
+          required
+          pattern="[A-Za-z0-9_.\-]{1,128}"
+          className={inputClass}
+          placeholder="durable_report"
+          defaultValue={current?.tool}
+        />
       </label>
       <div className="grid grid-cols-3 gap-2">
         <label className={`${LABEL} col-span-2`}>
           Workflow
-          <input name="workflowName" required list="workflow-names" className={inputClass} placeholder="generate-report" defaultValue={current?.workflowName} />
+          <input
+            name="workflowName"
+            required
+            list="workflow-names"
+            className={inputClass}
+            placeholder="generate-report"
+            defaultValue={current?.workflowName}
+          />
         </label>
         <label className={LABEL}>
           Version
-          <input name="workflowVersion" type="number" min={1} step={1} required defaultValue={current?.workflowVersion ?? 1} className={inputClass} />
+          <input
+            name="workflowVersion"
+            type="number"
+            min={1}
+            step={1}
+            required
+            defaultValue={current?.workflowVersion ?? 1}
+            className={inputClass}
+          />
         </label>
       </div>
       <datalist id="workflow-names">
@@ -70,7 +92,9 @@ export function RouteForm({
           <option value="forbidden">forbidden (plain call only)</option>
         </select>
       </label>
-      <p className="text-xs text-slate-500">Shipped workflows: {knownWorkflows.map((w) => `${w.name}@${w.version}`).join(", ")}.</p>
+      <p className="text-xs text-slate-500">
+        Shipped workflows: {knownWorkflows.map((w) => `${w.name}@${w.version}`).join(", ")}.
+      </p>
       <button type="submit" className={buttonClass}>
         Save revision
       </button>

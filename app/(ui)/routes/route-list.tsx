@@ -4,8 +4,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
-import { disableRoute } from "../actions";
 import { dangerButtonClass, Empty, secondaryButtonClass } from "../_components/ui";
+import { disableRoute } from "../actions";
 
 export function RouteList({ routes }: { routes: RouteItem[] }) {
   const router = useRouter();
@@ -14,7 +14,11 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
   if (routes.length === 0) return <Empty>No routes yet.</Empty>;
   return (
     <div className="flex flex-col gap-3">
-      {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
       <ul className="flex flex-col gap-3">
         {routes.map((route) => (
           <li
@@ -51,7 +55,9 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
             <div className="mt-2 flex flex-wrap items-start justify-between gap-2">
               <details className="min-w-0 flex-1 text-sm">
                 <summary className="cursor-pointer text-indigo-700">Input schema</summary>
-                <pre className="mt-2 max-h-64 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(route.inputSchema, null, 2)}</pre>
+                <pre className="mt-2 max-h-64 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">
+                  {JSON.stringify(route.inputSchema, null, 2)}
+                </pre>
               </details>
               <Link
                 href={`/routes?revise=${encodeURIComponent(`${route.tenantId}/${route.tool}`)}`}

@@ -8,63 +8,83 @@ export type FilterOptions = { tenants: { id: string; slug: string }[]; tools: st
 const FIELDS = "flex flex-col gap-1 text-xs font-medium text-slate-600";
 
 /** The list's filters; every change goes to the URL (so a reload or a shared link keeps them). */
-export function TaskFilters({ options, values, onChange }: { options: FilterOptions; values: URLSearchParams; onChange: (key: string, value: string) => void }) {
+export function TaskFilters({
+  options,
+  values,
+  onChange,
+}: {
+  options: FilterOptions;
+  values: URLSearchParams;
+  onChange: (key: string, value: string) => void;
+}) {
   const value = (key: string) => values.get(key) ?? "";
   return (
-    <search aria-label="Filter tasks"><form className="mb-4 grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" onSubmit={(e) => e.preventDefault()}>
-      <label className={FIELDS}>
-        Tenant
-        <select className={inputClass} value={value("tenant")} onChange={(e) => onChange("tenant", e.target.value)}>
-          <option value="">All tenants</option>
-          {options.tenants.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.slug}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className={FIELDS}>
-        Route (tool)
-        <select className={inputClass} value={value("tool")} onChange={(e) => onChange("tool", e.target.value)}>
-          <option value="">All routes</option>
-          {options.tools.map((tool) => (
-            <option key={tool} value={tool}>
-              {tool}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className={FIELDS}>
-        Status
-        <select className={inputClass} value={value("status")} onChange={(e) => onChange("status", e.target.value)}>
-          <option value="">Any status</option>
-          {Object.entries(STATUS_FILTERS).map(([key, filter]) => (
-            <option key={key} value={key}>
-              {filter.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className={FIELDS}>
-        Created from
-        <input type="datetime-local" className={inputClass} value={value("from")} onChange={(e) => onChange("from", e.target.value)} />
-      </label>
-      <label className={FIELDS}>
-        Created before
-        <input type="datetime-local" className={inputClass} value={value("to")} onChange={(e) => onChange("to", e.target.value)} />
-      </label>
-      <label className={FIELDS}>
-        Task ID starts with
-        <input
-          type="search"
-          className={`${inputClass} font-mono`}
-          placeholder="e.g. 3f2a9c"
-          value={value("q")}
-          onChange={(e) => onChange("q", e.target.value)}
-          autoComplete="off"
-          spellCheck={false}
-        />
-      </label>
-    </form></search>
+    <search aria-label="Filter tasks">
+      <form className="mb-4 grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" onSubmit={(e) => e.preventDefault()}>
+        <label className={FIELDS}>
+          Tenant
+          <select className={inputClass} value={value("tenant")} onChange={(e) => onChange("tenant", e.target.value)}>
+            <option value="">All tenants</option>
+            {options.tenants.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.slug}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className={FIELDS}>
+          Route (tool)
+          <select className={inputClass} value={value("tool")} onChange={(e) => onChange("tool", e.target.value)}>
+            <option value="">All routes</option>
+            {options.tools.map((tool) => (
+              <option key={tool} value={tool}>
+                {tool}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className={FIELDS}>
+          Status
+          <select className={inputClass} value={value("status")} onChange={(e) => onChange("status", e.target.value)}>
+            <option value="">Any status</option>
+            {Object.entries(STATUS_FILTERS).map(([key, filter]) => (
+              <option key={key} value={key}>
+                {filter.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className={FIELDS}>
+          Created from
+          <input
+            type="datetime-local"
+            className={inputClass}
+            value={value("from")}
+            onChange={(e) => onChange("from", e.target.value)}
+          />
+        </label>
+        <label className={FIELDS}>
+          Created before
+          <input
+            type="datetime-local"
+            className={inputClass}
+            value={value("to")}
+            onChange={(e) => onChange("to", e.target.value)}
+          />
+        </label>
+        <label className={FIELDS}>
+          Task ID starts with
+          <input
+            type="search"
+            className={`${inputClass} font-mono`}
+            placeholder="e.g. 3f2a9c"
+            value={value("q")}
+            onChange={(e) => onChange("q", e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </label>
+      </form>
+    </search>
   );
 }

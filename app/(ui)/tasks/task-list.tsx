@@ -8,7 +8,7 @@ import { diagnoseTask } from "@/lib/tasks";
 import type { TaskListPage } from "@/lib/ui/presenters/task-list";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../_components/progress-bar";
-import { Empty, secondaryButtonClass, StatusBadge, Time } from "../_components/ui";
+import { Empty, StatusBadge, secondaryButtonClass, Time } from "../_components/ui";
 import { type FilterOptions, TaskFilters } from "./task-filters";
 
 const REFRESH_MS = 2_000;
@@ -77,12 +77,24 @@ export function TaskList({ options }: { options: FilterOptions }) {
             <caption className="sr-only">Tasks, newest first</caption>
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2">Task</th>
-                <th scope="col" className="px-3 py-2">Route</th>
-                <th scope="col" className="px-3 py-2">Status</th>
-                <th scope="col" className="hidden px-3 py-2 md:table-cell">Why</th>
-                <th scope="col" className="hidden px-3 py-2 lg:table-cell">Progress</th>
-                <th scope="col" className="px-3 py-2">Created</th>
+                <th scope="col" className="px-3 py-2">
+                  Task
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Route
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Status
+                </th>
+                <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                  Why
+                </th>
+                <th scope="col" className="hidden px-3 py-2 lg:table-cell">
+                  Progress
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Created
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -100,7 +112,9 @@ export function TaskList({ options }: { options: FilterOptions }) {
                   <td className="px-3 py-2" data-testid="task-status">
                     <StatusBadge status={task.status} />
                   </td>
-                  <td className="hidden max-w-md px-3 py-2 text-slate-600 md:table-cell">{diagnoseTask(task, data.workers, now).headline}</td>
+                  <td className="hidden max-w-md px-3 py-2 text-slate-600 md:table-cell">
+                    {diagnoseTask(task, data.workers, now).headline}
+                  </td>
                   <td className="hidden px-3 py-2 lg:table-cell">
                     <ProgressBar progress={task.progress} compact />
                   </td>
@@ -117,7 +131,12 @@ export function TaskList({ options }: { options: FilterOptions }) {
         <button type="button" className={secondaryButtonClass} disabled={!search.get("cursor")} onClick={goNewer}>
           ← Newer
         </button>
-        <button type="button" className={secondaryButtonClass} disabled={!data?.next} onClick={() => data?.next && goOlder(data.next)}>
+        <button
+          type="button"
+          className={secondaryButtonClass}
+          disabled={!data?.next}
+          onClick={() => data?.next && goOlder(data.next)}
+        >
           Older →
         </button>
       </nav>

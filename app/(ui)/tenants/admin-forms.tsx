@@ -2,9 +2,9 @@
 
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { createOperator, createTenant, setOperatorDisabled } from "../actions";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass, secondaryButtonClass } from "../_components/ui";
+import { createOperator, createTenant, setOperatorDisabled } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -18,8 +18,17 @@ export function CreateTenantForm() {
     >
       <label className={LABEL}>
         Slug
-        <input name="slug" required pattern="[a-z0-9][a-z0-9\-]{1,62}" className={inputClass} placeholder="tenant-acme" aria-describedby="slug-hint" />
-        <span id="slug-hint" className="text-xs font-normal text-slate-500">Lower-case letters, digits and dashes.</span>
+        <input
+          name="slug"
+          required
+          pattern="[a-z0-9][a-z0-9\-]{1,62}"
+          className={inputClass}
+          placeholder="tenant-acme"
+          aria-describedby="slug-hint"
+        />
+        <span id="slug-hint" className="text-xs font-normal text-slate-500">
+          Lower-case letters, digits and dashes.
+        </span>
       </label>
       <label className={LABEL}>
         Name
@@ -44,7 +53,9 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
           <li key={o.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
             <span className="font-medium">{o.email}</span>
             <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{o.role}</span>
-            <span className="min-w-0 flex-1 truncate text-slate-500">{o.role === "admin" ? "all tenants" : o.tenants.join(", ") || "no tenants"}</span>
+            <span className="min-w-0 flex-1 truncate text-slate-500">
+              {o.role === "admin" ? "all tenants" : o.tenants.join(", ") || "no tenants"}
+            </span>
             {o.disabled && <span className="text-xs text-red-700">disabled</span>}
             {o.id !== selfId && (
               <button
@@ -67,7 +78,11 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
       <ActionForm
         label="Create operator"
         action={createOperator}
-        toInput={(data) => ({ email: String(data.get("email") ?? ""), password: String(data.get("password") ?? ""), role: String(data.get("role") ?? "operator") })}
+        toInput={(data) => ({
+          email: String(data.get("email") ?? ""),
+          password: String(data.get("password") ?? ""),
+          role: String(data.get("role") ?? "operator"),
+        })}
         className="flex flex-wrap items-end gap-3"
       >
         <label className={LABEL}>

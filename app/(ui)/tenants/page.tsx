@@ -13,7 +13,10 @@ export default async function TenantsPage() {
   const operators = await presentOperatorList(ctx.sql, operator);
   return (
     <>
-      <PageHeader title="Tenants" description={isAdmin ? "Every tenant. Admins create tenants and operators." : "The tenants you are a member of."} />
+      <PageHeader
+        title="Tenants"
+        description={isAdmin ? "Every tenant. Admins create tenants and operators." : "The tenants you are a member of."}
+      />
       <div className="grid gap-4 lg:grid-cols-3">
         <Card title="Tenants" className="lg:col-span-2">
           {tenants.length === 0 ? (
@@ -42,10 +45,7 @@ export default async function TenantsPage() {
         )}
         {isAdmin && (
           <Card title="Operators" className="lg:col-span-3">
-            <OperatorsAdmin
-              selfId={operator.id}
-              operators={operators}
-            />
+            <OperatorsAdmin selfId={operator.id} operators={operators} />
           </Card>
         )}
       </div>

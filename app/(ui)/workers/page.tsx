@@ -23,11 +23,21 @@ export default async function WorkersPage() {
             <caption className="sr-only">Online workers</caption>
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2">Worker</th>
-                <th scope="col" className="px-3 py-2">Serves</th>
-                <th scope="col" className="px-3 py-2">Leases held</th>
-                <th scope="col" className="hidden px-3 py-2 md:table-cell">Started</th>
-                <th scope="col" className="px-3 py-2">Last heartbeat</th>
+                <th scope="col" className="px-3 py-2">
+                  Worker
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Serves
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Leases held
+                </th>
+                <th scope="col" className="hidden px-3 py-2 md:table-cell">
+                  Started
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Last heartbeat
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">

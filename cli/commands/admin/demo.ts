@@ -22,8 +22,14 @@ registerCommand({
         const seeded = await withDatabase(io, (sql) => seedDemo(sql));
         if (parsed.flags.has("json")) printJson(io, seeded);
         else {
-          print(io.stdout, seeded.created ? "Seeded the demo: tenant-acme and conformance." : "The demo data is already present; nothing changed.");
-          if (seeded.operator) print(io.stdout, `Operator login (shown once): ${seeded.operator.email} / ${seeded.operator.password}`);
+          print(
+            io.stdout,
+            seeded.created
+              ? "Seeded the demo: tenant-acme and conformance."
+              : "The demo data is already present; nothing changed.",
+          );
+          if (seeded.operator)
+            print(io.stdout, `Operator login (shown once): ${seeded.operator.email} / ${seeded.operator.password}`);
           if (seeded.apiKey) {
             print(io.stdout, "Demo API key for tenant-acme (shown once):");
             print(io.stdout, seeded.apiKey);

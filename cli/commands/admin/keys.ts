@@ -53,7 +53,10 @@ registerCommand({
           const tenant = await requireTenant(sql, slug);
           return createApiKey(sql, { tenantId: tenant.id, name: option(parsed, "name") ?? "cli", scopes, expiresAt });
         });
-        print(io.stdout, `Created key ${keyId} for ${slug} (scopes: ${scopes.join(",")}; expires: ${expiresAt ? expiresAt.toISOString() : "never"}). Token (shown once):`);
+        print(
+          io.stdout,
+          `Created key ${keyId} for ${slug} (scopes: ${scopes.join(",")}; expires: ${expiresAt ? expiresAt.toISOString() : "never"}). Token (shown once):`,
+        );
         print(io.stdout, token);
         return EXIT.completed;
       },
@@ -65,13 +68,23 @@ registerCommand({
       options: [TENANT, JSON_FLAG],
       async run(parsed, io) {
         positionals(parsed, []);
-        const keys = await withDatabase(io, async (sql) => listApiKeys(sql, (await requireTenant(sql, requiredOption(parsed, "tenant"))).id));
+        const keys = await withDatabase(io, async (sql) =>
+          listApiKeys(sql, (await requireTenant(sql, requiredOption(parsed, "tenant"))).id),
+        );
         if (parsed.flags.has("json")) printJson(io, keys);
         else {
           printTable(
             io,
             ["KEY ID", "NAME", "SCOPES", "STATE", "EXPIRES", "LAST USED", "CREATED"],
-            keys.map((k) => [k.id, k.name, k.scopes.join(","), keyState(k), isoOrDash(k.expires_at), isoOrDash(k.last_used_at), isoOrDash(k.created_at)]),
+            keys.map((k) => [
+              k.id,
+              k.name,
+              k.scopes.join(","),
+              keyState(k),
+              isoOrDash(k.expires_at),
+              isoOrDash(k.last_used_at),
+              isoOrDash(k.created_at),
+            ]),
           );
         }
         return EXIT.completed;
@@ -84,7 +97,8 @@ registerCommand({
       options: [JSON_FLAG],
       async run(parsed, io) {
         const [keyId] = positionals(parsed, ["keyId"]) as [string];
-        if (!/^[0-9a-f]{16}$/.test(keyId)) throw new UsageError(`Invalid key ID "${keyId}" (16 hex digits, see: runifold keys list)`);
+        if (!/^[0-9a-f]{16}$/.test(keyId))
+          throw new UsageError(`Invalid key ID "${keyId}" (16 hex digits, see: runifold keys list)`);
         const revoked = await withDatabase(io, (sql) => revokeApiKey(sql, { keyId }));
         if (!revoked) throw new CliError(`No active key ${keyId}`);
         if (parsed.flags.has("json")) printJson(io, { keyId, revoked: true });

@@ -1,7 +1,7 @@
 import { addOperatorTenant, createOperator, type OperatorRole } from "../../../db/queries/operators";
+import { isUniqueViolation } from "../../../db/sql";
 import { hashPassword } from "../../../lib/auth";
 import { CliError, option, positionals, requiredOption, UsageError } from "../../args";
-import { isUniqueViolation } from "../../../db/sql";
 import { requireTenant, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { print, printJson } from "../../output";
@@ -39,9 +39,13 @@ registerCommand({
         const created = await withDatabase(io, (sql) =>
           sql.begin(async (tx) => {
             const tenant = slug ? await requireTenant(tx, slug) : undefined;
-            const operator = await createOperator(tx, { email, passwordHash, role, name: option(parsed, "name") }).catch((error: unknown) => {
-              throw isUniqueViolation(error) ? new CliError(`An operator with email ${email.toLowerCase()} already exists`) : error;
-            });
+            const operator = await createOperator(tx, { email, passwordHash, role, name: option(parsed, "name") }).catch(
+              (error: unknown) => {
+                throw isUniqueViolation(error)
+                  ? new CliError(`An operator with email ${email.toLowerCase()} already exists`)
+                  : error;
+              },
+            );
             if (tenant) await addOperatorTenant(tx, { operatorId: operator.id, tenantId: tenant.id });
             return { id: operator.id, email: operator.email, role: operator.role, tenants: tenant ? [tenant.slug] : [] };
           }),
@@ -50,7 +54,8 @@ registerCommand({
         else {
           const membership = created.tenants.length > 0 ? `, member of ${created.tenants.join(", ")}` : "";
           print(io.stdout, `Created ${created.role} ${created.email} (${created.id})${membership}`);
-          if (role === "operator" && created.tenants.length === 0) io.stderr.write("note: an operator without tenants sees nothing; add --tenant <slug>\n");
+          if (role === "operator" && created.tenants.length === 0)
+            io.stderr.write("note: an operator without tenants sees nothing; add --tenant <slug>\n");
         }
         return EXIT.completed;
       },

@@ -1,6 +1,12 @@
-import { disableRoute, insertRouteRevision, listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
-import { shippedWorkflows } from "../../../workflows/demo";
+import {
+  disableRoute,
+  insertRouteRevision,
+  listRouteRevisions,
+  type RouteRow,
+  type TaskSupport,
+} from "../../../db/queries/routes";
 import { toolInputSchema } from "../../../lib/admin";
+import { shippedWorkflows } from "../../../workflows/demo";
 import { CliError, intOption, option, positionals, requiredOption, UsageError } from "../../args";
 import { requireTenant, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -32,11 +38,17 @@ registerCommand({
         { name: "task-support", value: "mode", description: "optional | required | forbidden (default: optional)" },
         { name: "title", value: "T", description: "Tool title (default: the workflow's)" },
         { name: "description", value: "D", description: "Tool description (default: the workflow's)" },
-        { name: "sync-deadline-ms", value: "N", description: "How long a call without a task waits for the result (default 30000)" },
+        {
+          name: "sync-deadline-ms",
+          value: "N",
+          description: "How long a call without a task waits for the result (default 30000)",
+        },
         { name: "max-ttl-ms", value: "N", description: "Cap on a task handle's lifetime for this tool (default: the tenant's)" },
         JSON_FLAG,
       ],
-      notes: ["The input schema comes from the shipped workflow; a workflow this build does not ship gets {\"type\":\"object\"} (with a warning)."],
+      notes: [
+        'The input schema comes from the shipped workflow; a workflow this build does not ship gets {"type":"object"} (with a warning).',
+      ],
       async run(parsed, io) {
         positionals(parsed, []);
         const tool = requiredOption(parsed, "tool");
@@ -46,7 +58,10 @@ registerCommand({
         const workflowName = requiredOption(parsed, "workflow");
         const workflowVersion = intOption(parsed, "version", { min: 1 }) as number;
         const workflow = shippedWorkflows.get(workflowName, workflowVersion);
-        if (!workflow) io.stderr.write(`warning: this build does not ship ${workflowName}@${workflowVersion}; the tool accepts any object as input\n`);
+        if (!workflow)
+          io.stderr.write(
+            `warning: this build does not ship ${workflowName}@${workflowVersion}; the tool accepts any object as input\n`,
+          );
         const route = await withDatabase(io, async (sql) => {
           const tenant = await requireTenant(sql, requiredOption(parsed, "tenant"));
           return insertRouteRevision(sql, {
@@ -135,4 +150,3 @@ registerCommand({
     },
   ],
 });
-

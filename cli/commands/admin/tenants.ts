@@ -1,6 +1,6 @@
 import { createTenant, listTenants } from "../../../db/queries/tenants";
-import { CliError, option, positionals, UsageError } from "../../args";
 import { isUniqueViolation } from "../../../db/sql";
+import { CliError, option, positionals, UsageError } from "../../args";
 import { withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
@@ -56,4 +56,3 @@ registerCommand({
     },
   ],
 });
-

@@ -36,12 +36,16 @@ registerCommand({
         const [tool] = positionals(parsed, ["tool"]) as [string];
         const rawArgs = option(parsed, "args");
         const args = rawArgs === undefined ? {} : parseJsonOption(rawArgs, "--args");
-        if (typeof args !== "object" || args === null || Array.isArray(args)) throw new UsageError("--args must be a JSON object");
+        if (typeof args !== "object" || args === null || Array.isArray(args))
+          throw new UsageError("--args must be a JSON object");
         const deadlineMs = intOption(parsed, "deadline-ms", { min: 0 });
         const json = parsed.flags.has("json");
         const onInputRequest = inputHandler(parseInputs(parsed.values.get("input") ?? []), io);
         const client = await connectClient(parsed, io);
-        const outcome = await client.callToolOutcome(tool, args as Record<string, unknown>, { onInputRequest, signal: io.signal });
+        const outcome = await client.callToolOutcome(tool, args as Record<string, unknown>, {
+          onInputRequest,
+          signal: io.signal,
+        });
         if (outcome.kind === "complete") {
           const isError = outcome.result.isError === true;
           if (json) printJson(io, { outcome: "completed", isError, result: outcome.result });
@@ -61,7 +65,12 @@ registerCommand({
           return EXIT.completed;
         }
         if (io.stderr.isTTY) io.stderr.write(`task ${task.taskId} created (Ctrl-C stops waiting, the task keeps running)\n`);
-        const waited = await client.waitTask(task, { deadlineMs, onInputRequest, signal: io.signal, onUpdate: progressPrinter(io) });
+        const waited = await client.waitTask(task, {
+          deadlineMs,
+          onInputRequest,
+          signal: io.signal,
+          onUpdate: progressPrinter(io),
+        });
         return reportOutcome(io, waited, json);
       },
     },

@@ -5,9 +5,9 @@ import { EXIT, exitCodeOfTask } from "../../exit-codes";
 import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../../input";
 import { print, printJson } from "../../output";
 import { printTask, progressPrinter, reportOutcome, statusLine } from "../../render";
+import { registerCommand } from "../registry";
 import { DEADLINE_OPTION } from "./call";
 import { diagnoseIfPossible } from "./diagnosis";
-import { registerCommand } from "../registry";
 
 registerCommand({
   name: "tasks",
@@ -17,7 +17,8 @@ registerCommand({
     {
       name: "get",
       args: "<id>",
-      summary: "Show a task and, where the store is reachable, why it is where it is (exit code: its outcome when terminal, 0 while active)",
+      summary:
+        "Show a task and, where the store is reachable, why it is where it is (exit code: its outcome when terminal, 0 while active)",
       options: CLIENT_OPTIONS,
       async run(parsed, io) {
         const [id] = positionals(parsed, ["id"]) as [string];
@@ -44,7 +45,12 @@ registerCommand({
         const deadlineMs = intOption(parsed, "deadline-ms", { min: 0 });
         const onInputRequest = inputHandler(parseInputs(parsed.values.get("input") ?? []), io);
         const client = await connectClient(parsed, io);
-        const outcome = await client.waitTask(id, { deadlineMs, onInputRequest, signal: io.signal, onUpdate: progressPrinter(io) });
+        const outcome = await client.waitTask(id, {
+          deadlineMs,
+          onInputRequest,
+          signal: io.signal,
+          onUpdate: progressPrinter(io),
+        });
         return reportOutcome(io, outcome, parsed.flags.has("json"));
       },
     },
@@ -78,7 +84,9 @@ registerCommand({
         const pending = task.inputRequests ?? {};
         const unknown = [...inputs.keys()].filter((key) => !(key in pending));
         if (unknown.length > 0) {
-          throw new UsageError(`Task ${id} is not asking for ${unknown.join(", ")} (pending: ${Object.keys(pending).join(", ") || "none"})`);
+          throw new UsageError(
+            `Task ${id} is not asking for ${unknown.join(", ")} (pending: ${Object.keys(pending).join(", ") || "none"})`,
+          );
         }
         const responses: Record<string, InputResponse> = {};
         for (const [key, value] of inputs) responses[key] = toInputResponse(key, value, pending[key]);
@@ -107,4 +115,3 @@ registerCommand({
     },
   ],
 });
-

@@ -1,6 +1,6 @@
+import type { SqlHandle } from "../../../db/client";
 import { CHANNELS } from "../channels";
 import type { RunStatus } from "../states";
-import type { SqlHandle } from "../../../db/client";
 
 export type CancelResult =
   | { outcome: "cancelled" }

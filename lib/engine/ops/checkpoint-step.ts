@@ -1,7 +1,6 @@
-import { LEASE_GUARD, type Lease } from "./types";
-import { PREPARED } from "../../../db/sql";
 import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import { jsonParam, PREPARED } from "../../../db/sql";
+import { LEASE_GUARD, type Lease } from "./types";
 
 /**
  * Records a finished step and renews the lease in one statement. The step row is inserted only if

@@ -1,6 +1,6 @@
-import { runColumns, type RunRow } from "./types";
-import { PREPARED } from "../../../db/sql";
 import type { SqlHandle } from "../../../db/client";
+import { PREPARED } from "../../../db/sql";
+import { type RunRow, runColumns } from "./types";
 
 export type ClaimedRun = RunRow & { db_now: Date };
 

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam, PREPARED } from "../../../db/sql";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { type AnyWorkflow, workflowKey } from "../workflow";
-import { runColumns, type RunRow } from "./types";
-import { PREPARED } from "../../../db/sql";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import { type RunRow, runColumns } from "./types";
 
 export type CreateRunParams = {
   tenantId: string;

@@ -1,9 +1,8 @@
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam, PREPARED } from "../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { WorkflowResult } from "../workflow";
 import { LEASE_GUARD, type Lease } from "./types";
-import { PREPARED } from "../../../db/sql";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
 
 export type RunOutcome =
   | { status: "completed"; result: WorkflowResult }

@@ -1,6 +1,6 @@
-import type { InputResponse } from "../workflow";
-import { PREPARED } from "../../../db/sql";
 import type { SqlHandle } from "../../../db/client";
+import { PREPARED } from "../../../db/sql";
+import type { InputResponse } from "../workflow";
 
 export type RunState = { steps: Map<string, unknown>; answers: Map<string, InputResponse> };
 

@@ -1,8 +1,8 @@
+import type { SqlHandle } from "../../../db/client";
+import { inTransaction } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { InputResponse } from "../workflow";
-import { inTransaction } from "../../../db/client";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
 
 export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: boolean };
 

@@ -1,5 +1,5 @@
-import { CHANNELS } from "../channels";
 import type { SqlHandle } from "../../../db/client";
+import { CHANNELS } from "../channels";
 
 /**
  * Graceful shutdown: hands every run this worker still leases back to the queue at once instead of

@@ -1,6 +1,6 @@
-import { LEASE_GUARD, type Lease } from "./types";
-import { PREPARED } from "../../../db/sql";
 import type { SqlHandle } from "../../../db/client";
+import { PREPARED } from "../../../db/sql";
+import { LEASE_GUARD, type Lease } from "./types";
 
 /** The heartbeat during a long step: extends the lease; false means it was lost (cancelled or reclaimed). */
 export async function renewLease(sql: SqlHandle, lease: Lease): Promise<boolean> {

@@ -1,8 +1,8 @@
+import type { SqlHandle } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { Progress } from "../workflow";
 import { LEASE_GUARD, type Lease } from "./types";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
 
 /** Stores the latest progress of a leased run (and renews the lease); listeners are notified. */
 export async function reportProgress(sql: SqlHandle, lease: Lease, progress: Progress): Promise<boolean> {

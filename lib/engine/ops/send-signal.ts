@@ -1,7 +1,7 @@
-import { CHANNELS } from "../channels";
-import { inTransaction } from "../../../db/client";
 import type { SqlHandle } from "../../../db/client";
+import { inTransaction } from "../../../db/client";
 import { jsonParam } from "../../../db/sql";
+import { CHANNELS } from "../channels";
 
 /**
  * Delivers a named signal to a run. The run row is locked first so the signal and a concurrent

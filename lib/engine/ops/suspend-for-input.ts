@@ -1,9 +1,9 @@
-import type { InputRequest, InputResponse } from "../workflow";
+import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
+import { jsonParam } from "../../../db/sql";
+import type { InputRequest, InputResponse } from "../workflow";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease } from "./types";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
 
 export type InputWaitOutcome =
   | { kind: "answered"; responses: Record<string, InputResponse> }

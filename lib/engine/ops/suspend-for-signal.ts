@@ -1,8 +1,8 @@
-import { LEASE_GUARD, type Lease } from "./types";
 import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
-import { lockLeasedRun } from "./transaction";
 import { jsonParam } from "../../../db/sql";
+import { lockLeasedRun } from "./transaction";
+import { LEASE_GUARD, type Lease } from "./types";
 
 export type SignalWaitOutcome =
   | { kind: "received"; payload: unknown }

@@ -1,6 +1,6 @@
+import type { SqlHandle } from "../../../db/client";
 import { CHANNELS } from "../channels";
 import { LEASE_GUARD, type Lease } from "./types";
-import type { SqlHandle } from "../../../db/client";
 
 /**
  * Parks a leased run until `wakeAt` (a durable timer). The timer is stored as the step

@@ -1,5 +1,5 @@
-import { LEASE_GUARD, type Lease } from "./types";
 import type { SqlHandle } from "../../../db/client";
+import { LEASE_GUARD, type Lease } from "./types";
 
 /**
  * Inside a transaction: locks the run this lease holds (false if the lease is gone). Parking a run
@@ -7,6 +7,10 @@ import type { SqlHandle } from "../../../db/client";
  * serialise and no wake-up is lost between "nothing yet" and "now waiting".
  */
 export async function lockLeasedRun(tx: SqlHandle, lease: Lease): Promise<boolean> {
-  const held = await tx.unsafe(`SELECT 1 FROM runs WHERE id = $1 AND ${LEASE_GUARD} FOR UPDATE`, [lease.runId, lease.workerId, lease.attempt]);
+  const held = await tx.unsafe(`SELECT 1 FROM runs WHERE id = $1 AND ${LEASE_GUARD} FOR UPDATE`, [
+    lease.runId,
+    lease.workerId,
+    lease.attempt,
+  ]);
   return held.length === 1;
 }

@@ -12,4 +12,3 @@ export function describeRetentionReport(report: RetentionReport): string {
   if (report.status === "fenced") return `Stopped, fenced out by a newer cleaner after ${done}: ${report.error}.`;
   return `Failed after ${done}: ${report.error}`;
 }
-

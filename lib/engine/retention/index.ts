@@ -1,6 +1,13 @@
 // The retention control plane: fenced purge of terminal runs past their tenant's retention.
+
+export { describeRetentionReport } from "./describe";
 export { countPurgeable, NONCE_GRACE_MS } from "./purge-batch";
 export type { RetentionRunStatus } from "./retention-log";
-export { DEFAULT_RETENTION_BATCH, type RetentionHooks, type RetentionOptions, type RetentionReport, runRetention } from "./run-retention";
+export {
+  DEFAULT_RETENTION_BATCH,
+  type RetentionHooks,
+  type RetentionOptions,
+  type RetentionReport,
+  runRetention,
+} from "./run-retention";
 export { type RetentionTimer, startRetentionTimer } from "./schedule";
-export { describeRetentionReport } from "./describe";

@@ -73,11 +73,17 @@ export type BatchOutcome = { fenced: true } | { fenced: false; purged: number; e
  * FOR SHARE holds the fence row until commit: a new cleaner's bump waits for this batch, and a
  * batch that starts after the bump sees the new epoch and deletes nothing.
  */
-async function fenced<T>(sql: postgres.Sql, epoch: number, fn: (tx: SqlHandle) => Promise<T>): Promise<{ fenced: true } | { fenced: false; value: T }> {
+async function fenced<T>(
+  sql: postgres.Sql,
+  epoch: number,
+  fn: (tx: SqlHandle) => Promise<T>,
+): Promise<{ fenced: true } | { fenced: false; value: T }> {
   return (await sql.begin(async (tx) => {
     // Bounded waits: a batch that cannot get its locks quickly gives up rather than queue others.
     await tx.unsafe("SELECT set_config('lock_timeout', '5s', true)");
-    const rows = await tx.unsafe<{ epoch: number }[]>("SELECT epoch::float8 AS epoch FROM retention_fence WHERE id = 1 FOR SHARE");
+    const rows = await tx.unsafe<{ epoch: number }[]>(
+      "SELECT epoch::float8 AS epoch FROM retention_fence WHERE id = 1 FOR SHARE",
+    );
     if (rows[0]?.epoch !== epoch) return { fenced: true as const };
     // The run_events trigger lets a DELETE through only with this flag, scoped to this transaction.
     await tx.unsafe("SELECT set_config('runifold.purge', 'on', true)");
@@ -86,7 +92,10 @@ async function fenced<T>(sql: postgres.Sql, epoch: number, fn: (tx: SqlHandle) =
 }
 
 /** Purges up to `batchSize` eligible runs (and expired nonces) in one short fenced transaction. */
-export async function purgeBatch(sql: postgres.Sql, params: { epoch: number; batchSize: number; now?: Date }): Promise<BatchOutcome> {
+export async function purgeBatch(
+  sql: postgres.Sql,
+  params: { epoch: number; batchSize: number; now?: Date },
+): Promise<BatchOutcome> {
   const now = params.now ?? null;
   const outcome = await fenced(sql, params.epoch, async (tx) => {
     const runs = await tx.unsafe<{ purged: number; events: number }[]>(PURGE_SQL, [params.batchSize, now, params.epoch]);

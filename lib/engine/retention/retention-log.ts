@@ -8,7 +8,10 @@ export type RetentionRunStatus = "running" | "completed" | "fenced" | "failed" |
  * row still `running` belongs to a cleaner that died or lost its lock: it is closed as
  * `interrupted` in the same statement (a fenced cleaner that later wakes overwrites it with `fenced`).
  */
-export async function openRetentionRun(sql: SqlHandle, params: { epoch: number; holder: string; dryRun: boolean }): Promise<string> {
+export async function openRetentionRun(
+  sql: SqlHandle,
+  params: { epoch: number; holder: string; dryRun: boolean },
+): Promise<string> {
   const rows = await sql.unsafe<{ id: string }[]>(
     `WITH stale AS (
        UPDATE retention_runs SET status = 'interrupted', finished_at = now(),
@@ -26,7 +29,12 @@ export async function openRetentionRun(sql: SqlHandle, params: { epoch: number; 
 /** Progress after each batch (so a long run shows its count live), and the final outcome. */
 export async function updateRetentionRun(
   sql: SqlHandle,
-  params: { id: string; purged: number; batches: number; final?: { status: Exclude<RetentionRunStatus, "running">; durationMs: number } },
+  params: {
+    id: string;
+    purged: number;
+    batches: number;
+    final?: { status: Exclude<RetentionRunStatus, "running">; durationMs: number };
+  },
 ): Promise<void> {
   await sql.unsafe(
     `UPDATE retention_runs SET purged = $2, batches = $3,

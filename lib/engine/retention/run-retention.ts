@@ -65,7 +65,9 @@ export async function runRetention(sql: postgres.Sql, options: RetentionOptions)
     const report = { id, epoch, holder: options.holder, dryRun, purged: 0, events: 0, nonces: 0, batches: 0, longestBatchMs: 0 };
     const finish = async (status: "completed" | "fenced" | "failed", error?: string): Promise<RetentionReport> => {
       const durationMs = Math.round(performance.now() - started);
-      await updateRetentionRun(sql, { id, purged: report.purged, batches: report.batches, final: { status, durationMs } }).catch(() => {});
+      await updateRetentionRun(sql, { id, purged: report.purged, batches: report.batches, final: { status, durationMs } }).catch(
+        () => {},
+      );
       return { status, ...report, durationMs, ...(error ? { error } : {}) };
     };
     try {

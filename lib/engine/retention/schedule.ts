@@ -28,7 +28,13 @@ export function startRetentionTimer(params: {
         if (report.status === "skipped") logger.debug("retention skipped", { reason: report.reason });
         else if (report.status === "completed") {
           const log = report.purged > 0 || report.nonces > 0 ? logger.info : logger.debug;
-          log("retention pass", { epoch: report.epoch, purged: report.purged, nonces: report.nonces, batches: report.batches, durationMs: report.durationMs });
+          log("retention pass", {
+            epoch: report.epoch,
+            purged: report.purged,
+            nonces: report.nonces,
+            batches: report.batches,
+            durationMs: report.durationMs,
+          });
         } else logger.warn(`retention ${report.status}`, { epoch: report.epoch, purged: report.purged, error: report.error });
       })
       .catch((error) => logger.warn("retention pass failed", { error: coerceError(error).message }))

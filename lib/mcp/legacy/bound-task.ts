@@ -1,7 +1,6 @@
-import type { Principal } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
-import { isTerminalTaskStatus, taskStatus } from "../../tasks";
-import { readTaskHandle, type TaskRecord } from "../../tasks";
+import type { Principal } from "../../auth";
+import { isTerminalTaskStatus, readTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import { taskFields } from "../task-shapes";
 
@@ -15,7 +14,8 @@ import { taskFields } from "../task-shapes";
 export const taskNotFound = () => new McpError(RPC.invalidParams, "Failed to retrieve task: Task not found");
 
 export function taskIdOf(params: Record<string, unknown>): string {
-  if (typeof params.taskId !== "string" || params.taskId.length === 0) throw new McpError(RPC.invalidParams, "params.taskId is required");
+  if (typeof params.taskId !== "string" || params.taskId.length === 0)
+    throw new McpError(RPC.invalidParams, "params.taskId is required");
   return params.taskId;
 }
 

@@ -30,9 +30,14 @@ export function requestVersion(headers: Headers): string {
   if (raw === null) return VERSION_WITHOUT_HEADER;
   const version = raw.trim();
   if (!(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-    throw new McpError(RPC.invalidRequest, `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, {
-      supported: [...LEGACY_PROTOCOL_VERSIONS],
-    }, 400);
+    throw new McpError(
+      RPC.invalidRequest,
+      `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`,
+      {
+        supported: [...LEGACY_PROTOCOL_VERSIONS],
+      },
+      400,
+    );
   }
   return version;
 }

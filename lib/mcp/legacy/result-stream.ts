@@ -1,5 +1,5 @@
-import { getTaskFeed } from "../../tasks";
 import type { TaskRecord } from "../../tasks";
+import { getTaskFeed } from "../../tasks";
 import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";
@@ -116,10 +116,10 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
 }
 
 async function readProgressToken(deps: McpDeps, call: McpCall, taskId: string): Promise<string | number | undefined> {
-  const rows = await deps.sql.unsafe<{ progress_token: unknown }[]>("SELECT progress_token FROM runs WHERE id = $1 AND tenant_id = $2", [
-    taskId,
-    call.principal.tenantId,
-  ]);
+  const rows = await deps.sql.unsafe<{ progress_token: unknown }[]>(
+    "SELECT progress_token FROM runs WHERE id = $1 AND tenant_id = $2",
+    [taskId, call.principal.tenantId],
+  );
   const token = rows[0]?.progress_token;
   return typeof token === "string" || typeof token === "number" ? token : undefined;
 }

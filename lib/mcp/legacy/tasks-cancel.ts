@@ -1,5 +1,4 @@
-import { taskStatus } from "../../tasks";
-import { cancelTaskByHandle } from "../../tasks";
+import { cancelTaskByHandle, taskStatus } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";
@@ -16,7 +15,11 @@ export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<s
   const taskId = taskIdOf(params);
   const record = await requireBoundTask(deps.sql, call.principal, taskId);
   if (isTerminalRecord(record)) throw alreadyTerminal(taskStatus(record, "legacy"));
-  const outcome = await cancelTaskByHandle(deps.sql, { tenantId: call.principal.tenantId, taskId, actor: `key:${call.principal.keyId}` });
+  const outcome = await cancelTaskByHandle(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId,
+    actor: `key:${call.principal.keyId}`,
+  });
   if (outcome === "not_found") throw taskNotFound();
   // Re-read either way: if the worker finished first, the error names the status it ended with.
   const after = await requireBoundTask(deps.sql, call.principal, taskId);

@@ -1,6 +1,6 @@
+import { isUuid } from "../../../db/sql";
 import type { Principal } from "../../auth";
 import { listKeyTasks, type TaskListPosition } from "../../tasks";
-import { isUuid } from "../../../db/sql";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";
@@ -26,7 +26,9 @@ export async function tasksList(deps: McpDeps, call: McpCall, params: Record<str
   const last = page.at(-1);
   return {
     tasks: page.map(legacyTask),
-    ...(records.length > TASKS_PAGE_SIZE && last ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }, call.principal) } : {}),
+    ...(records.length > TASKS_PAGE_SIZE && last
+      ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }, call.principal) }
+      : {}),
   };
 }
 
@@ -45,7 +47,8 @@ function encodeCursor(position: TaskListPosition, principal: Principal): string 
 
 function decodeCursor(cursor: unknown, principal: Principal): TaskListPosition {
   const invalid = () => new McpError(RPC.invalidParams, "Invalid cursor");
-  if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > 400 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > 400 || !/^[A-Za-z0-9_-]+$/.test(cursor))
+    throw invalid();
   let claims: Partial<CursorClaims>;
   try {
     claims = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<CursorClaims>;

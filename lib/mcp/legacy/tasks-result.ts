@@ -15,7 +15,12 @@ import { terminalAnswer } from "./terminal-answer";
  * questions arrive as `elicitation/create` (see result-stream.ts). A JSON-only client just waits:
  * it cannot receive questions, so an `input_required` task then waits for an operator's answer.
  */
-export async function tasksResult(deps: McpDeps, call: McpCall, id: JsonRpcId, params: Record<string, unknown>): Promise<Response> {
+export async function tasksResult(
+  deps: McpDeps,
+  call: McpCall,
+  id: JsonRpcId,
+  params: Record<string, unknown>,
+): Promise<Response> {
   requireScope(call.principal, "tasks:read");
   const taskId = taskIdOf(params);
   const record = await requireBoundTask(deps.sql, call.principal, taskId);
@@ -31,7 +36,11 @@ export async function tasksResult(deps: McpDeps, call: McpCall, id: JsonRpcId, p
   // Expired or purged while we waited: from now on it answers like an unknown ID.
   if (!final || final.handleExpired) throw taskNotFound();
   // Not terminal only when the client went away; nobody reads this answer.
-  return jsonResponse(isTerminalRecord(final) ? terminalAnswer(id, final) : { jsonrpc: "2.0", id, error: { code: -32603, message: "Request aborted" } });
+  return jsonResponse(
+    isTerminalRecord(final)
+      ? terminalAnswer(id, final)
+      : { jsonrpc: "2.0", id, error: { code: -32603, message: "Request aborted" } },
+  );
 }
 
 function acceptsEventStream(headers: Headers): boolean {

@@ -54,7 +54,9 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   // CreateTaskResult is nested ({task}) in 2025-11-25, and is sent once the run is committed.
   return {
     task: legacyTask(started.task),
-    _meta: { [MODEL_IMMEDIATE_RESPONSE]: `Started ${route.tool_name} as task ${started.task.id}; its result follows when it finishes.` },
+    _meta: {
+      [MODEL_IMMEDIATE_RESPONSE]: `Started ${route.tool_name} as task ${started.task.id}; its result follows when it finishes.`,
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { type JsonRpcRequest, McpError, RPC, errorResponse, jsonResponse, rpcResult } from "../json-rpc";
+import { errorResponse, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META, SERVER_INFO } from "../server-info";
 import { discover } from "./discover";
@@ -8,7 +8,15 @@ import { tasksCancel, tasksGet, tasksUpdate } from "./tasks-methods";
 import { toolsCall } from "./tools-call";
 import { toolsList } from "./tools-list";
 
-const METHODS = new Set(["server/discover", "tools/list", "tools/call", "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen"]);
+const METHODS = new Set([
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
+  "subscriptions/listen",
+]);
 
 /**
  * The modern leg (protocol 2026-07-28 + io.modelcontextprotocol/tasks). Order matters and follows
@@ -30,7 +38,13 @@ export async function handleModernRequest(deps: McpDeps, call: McpCall, message:
   return jsonResponse(rpcResult(id, { ...result, _meta: meta }));
 }
 
-function dispatch(deps: McpDeps, call: McpCall, method: string, params: Record<string, unknown>, envelope: ReturnType<typeof readModernEnvelope>) {
+function dispatch(
+  deps: McpDeps,
+  call: McpCall,
+  method: string,
+  params: Record<string, unknown>,
+  envelope: ReturnType<typeof readModernEnvelope>,
+) {
   switch (method) {
     case "server/discover":
       return discover();

@@ -1,7 +1,5 @@
-import { readTaskHandle, type TaskRecord } from "../../tasks";
-import { isTerminalTaskStatus, taskStatus } from "../../tasks";
-import { getTaskFeed } from "../../tasks";
-import { type JsonRpcId, McpError, RPC, isRecord, rpcResult } from "../json-rpc";
+import { getTaskFeed, isTerminalTaskStatus, readTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
+import { isRecord, type JsonRpcId, McpError, RPC, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";
 import { META } from "../server-info";
@@ -55,7 +53,8 @@ export async function subscriptionsListen(
       let closed = false;
       const lastSent = new Map<string, string>();
       const active = new Set(initial.keys());
-      const send = (message: unknown) => controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      const send = (message: unknown) =>
+        controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
       const finish = () => {
         if (closed) return;
         closed = true;
@@ -78,7 +77,8 @@ export async function subscriptionsListen(
           if (!(await deps.reauthorize())) return finish();
           const record = await readTaskHandle(deps.sql, { tenantId, taskId });
           if (closed) return;
-          if (!record) active.delete(taskId); // expired handle: stop following it, never invent a status
+          if (!record)
+            active.delete(taskId); // expired handle: stop following it, never invent a status
           else publish(record);
         } catch (error) {
           deps.logger.warn("listen snapshot skipped: store unavailable", { taskId, error: (error as Error).message });
@@ -87,7 +87,11 @@ export async function subscriptionsListen(
         if (active.size === 0) finish();
       };
 
-      send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { taskIds: [...initial.keys()] }, _meta: meta } });
+      send({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { taskIds: [...initial.keys()] }, _meta: meta },
+      });
       for (const record of initial.values()) publish(record);
       if (active.size === 0) return finish();
       for (const taskId of active) cleanups.push(feed.subscribe(taskId, () => void refresh(taskId)));
@@ -95,7 +99,10 @@ export async function subscriptionsListen(
         for (const taskId of active) void refresh(taskId);
       }, FALLBACK_POLL_MS);
       const keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
-      cleanups.push(() => clearInterval(poll), () => clearInterval(keepalive));
+      cleanups.push(
+        () => clearInterval(poll),
+        () => clearInterval(keepalive),
+      );
       call.signal.addEventListener("abort", () => {
         closed = true;
         for (const cleanup of cleanups) cleanup();

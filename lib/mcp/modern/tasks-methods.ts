@@ -1,6 +1,5 @@
 import type { InputResponse } from "../../engine";
-import { answerTaskByHandle, cancelTaskByHandle } from "../../tasks";
-import { readTaskHandle } from "../../tasks";
+import { answerTaskByHandle, cancelTaskByHandle, readTaskHandle } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope } from "../scopes";
@@ -12,7 +11,8 @@ import { isElicitResult } from "./tools-call";
 export const taskNotFound = () => new McpError(RPC.invalidParams, "Task not found");
 
 function taskIdOf(params: Record<string, unknown>): string {
-  if (typeof params.taskId !== "string" || params.taskId.length === 0) throw new McpError(RPC.invalidParams, "params.taskId is required");
+  if (typeof params.taskId !== "string" || params.taskId.length === 0)
+    throw new McpError(RPC.invalidParams, "params.taskId is required");
   return params.taskId;
 }
 

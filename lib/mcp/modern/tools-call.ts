@@ -62,9 +62,14 @@ async function collectPreflight(
   }
   // MRTR may only ask for what this request declared it can answer.
   if (!envelope.declaresElicitation) {
-    throw new McpError(RPC.missingCapability, "Missing required client capability", {
-      requiredCapabilities: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
-    }, 400);
+    throw new McpError(
+      RPC.missingCapability,
+      "Missing required client capability",
+      {
+        requiredCapabilities: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      },
+      400,
+    );
   }
   const outstanding = Object.fromEntries(Object.entries(preflight).filter(([key]) => !(key in answers)));
   return {

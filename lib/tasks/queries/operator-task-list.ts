@@ -1,7 +1,6 @@
-import { HANDLE_EXPIRED_SQL } from "./task-columns";
 import type { SqlHandle } from "../../../db/client";
-import type { WaitDetail } from "../../engine";
-import type { RunStatus } from "../../engine";
+import type { RunStatus, WaitDetail } from "../../engine";
+import { HANDLE_EXPIRED_SQL } from "./task-columns";
 import { ONLINE_WORKERS_JSON } from "./workers";
 
 export type TaskListFilters = {
@@ -63,7 +62,8 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
   if (filters.createdFrom) where.push(`r.created_at >= ${p(filters.createdFrom)}`);
   if (filters.createdTo) where.push(`r.created_at < ${p(filters.createdTo)}`);
   if (filters.idRange) where.push(`r.id BETWEEN ${p(filters.idRange[0])}::uuid AND ${p(filters.idRange[1])}::uuid`);
-  if (filters.after) where.push(`(r.created_at, r.id) < (${p(filters.after.createdAt)}::timestamptz, ${p(filters.after.id)}::uuid)`);
+  if (filters.after)
+    where.push(`(r.created_at, r.id) < (${p(filters.after.createdAt)}::timestamptz, ${p(filters.after.id)}::uuid)`);
   return sql.unsafe<TaskListRow[]>(
     `SELECT r.id, r.tenant_id, t.slug AS tenant_slug, rt.tool_name, r.workflow_key, r.status, r.wait_detail, r.progress,
             r.lease_owner, r.lease_expires_at, r.status_message, r.created_at, r.updated_at, r.finished_at,
@@ -84,6 +84,7 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
 export function idPrefixRange(prefix: string): [string, string] | undefined {
   const hex = prefix.trim().toLowerCase().replaceAll("-", "");
   if (!/^[0-9a-f]{1,32}$/.test(hex)) return undefined;
-  const shape = (full: string) => `${full.slice(0, 8)}-${full.slice(8, 12)}-${full.slice(12, 16)}-${full.slice(16, 20)}-${full.slice(20)}`;
+  const shape = (full: string) =>
+    `${full.slice(0, 8)}-${full.slice(8, 12)}-${full.slice(12, 16)}-${full.slice(16, 20)}-${full.slice(20)}`;
   return [shape(hex.padEnd(32, "0")), shape(hex.padEnd(32, "f"))];
 }

@@ -18,7 +18,11 @@ export async function countActiveByStatus(sql: SqlHandle, scope: string[] | null
 }
 
 /** Runs that finished in the last `hours`, by final status (runs_finished_idx). */
-export async function countFinishedSince(sql: SqlHandle, scope: string[] | null, hours: number): Promise<{ status: RunStatus; n: number }[]> {
+export async function countFinishedSince(
+  sql: SqlHandle,
+  scope: string[] | null,
+  hours: number,
+): Promise<{ status: RunStatus; n: number }[]> {
   return sql.unsafe(
     `SELECT status, count(*)::int AS n FROM runs
      WHERE finished_at > now() - make_interval(hours => $2) AND ($1::uuid[] IS NULL OR tenant_id = ANY($1::uuid[]))

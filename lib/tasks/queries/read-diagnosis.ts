@@ -1,7 +1,7 @@
-import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
 import type { SqlHandle } from "../../../db/client";
-import { type Diagnosis, diagnoseTask } from "../diagnose-task";
 import { isUuid } from "../../../db/sql";
+import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
+import { type Diagnosis, diagnoseTask } from "../diagnose-task";
 import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 
 /**
@@ -9,7 +9,11 @@ import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
  * keys and terminal payload, and the online workers). For operators' tools — the CLI's
  * `tasks get` — since it names workers and workflow versions that API clients are not shown.
  */
-export async function readDiagnosis(sql: SqlHandle, params: { tenantId: string; taskId: string }, now = new Date()): Promise<Diagnosis | undefined> {
+export async function readDiagnosis(
+  sql: SqlHandle,
+  params: { tenantId: string; taskId: string },
+  now = new Date(),
+): Promise<Diagnosis | undefined> {
   if (!isUuid(params.taskId)) return undefined;
   const [run] = await sql.unsafe(
     `SELECT r.status, r.workflow_key, r.created_at, r.updated_at, r.finished_at, r.wait_detail, r.lease_owner, r.lease_expires_at,

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { SqlHandle } from "../../../db/client";
-import type { RunStatus } from "../../engine";
 import { isUuid } from "../../../db/sql";
+import type { RunStatus } from "../../engine";
 
 /**
  * Read models for the operator UI's retention pages (framework-free: plain rows in, plain objects
@@ -75,7 +75,9 @@ export async function listRetentionRunsForTenants(
 }
 
 /** Who holds the fencing epoch now (the last cleaner to start a real pass). */
-export async function readRetentionFence(sql: SqlHandle): Promise<{ epoch: number; holder: string | null; acquiredAt: Date | null }> {
+export async function readRetentionFence(
+  sql: SqlHandle,
+): Promise<{ epoch: number; holder: string | null; acquiredAt: Date | null }> {
   const rows = await sql.unsafe("SELECT epoch::float8 AS epoch, holder, acquired_at FROM retention_fence WHERE id = 1");
   const row = rows[0];
   return { epoch: row?.epoch ?? 0, holder: row?.holder ?? null, acquiredAt: row?.acquired_at ?? null };
@@ -117,7 +119,10 @@ function toTombstone(r: any): TombstoneView {
  * A purged task's page: "purged at X with final status Y". Scoped by tenant like every task read,
  * so another tenant's tombstone is simply not found.
  */
-export async function readTombstone(sql: SqlHandle, params: { tenantId: string; runId: string }): Promise<TombstoneView | undefined> {
+export async function readTombstone(
+  sql: SqlHandle,
+  params: { tenantId: string; runId: string },
+): Promise<TombstoneView | undefined> {
   if (!isUuid(params.runId)) return undefined;
   const rows = await sql.unsafe(`SELECT ${TOMBSTONE_COLUMNS} FROM tombstones WHERE run_id = $1 AND tenant_id = $2`, [
     params.runId,
@@ -132,7 +137,10 @@ export type TombstonePage = { items: TombstoneView[]; nextCursor?: string };
  * A tenant's tombstones, newest purge first, keyset-paginated on (purged_at, run_id): one batch
  * gives thousands of rows the same purged_at, so run_id is the tiebreaker that keeps pages exact.
  */
-export async function listTombstones(sql: SqlHandle, params: { tenantId: string; limit?: number; cursor?: string }): Promise<TombstonePage> {
+export async function listTombstones(
+  sql: SqlHandle,
+  params: { tenantId: string; limit?: number; cursor?: string },
+): Promise<TombstonePage> {
   const limit = clampLimit(params.limit, 50);
   const after = params.cursor === undefined ? undefined : decodeTombstoneCursor(params.cursor);
   if (params.cursor !== undefined && !after) throw new Error("Invalid tombstone cursor");
@@ -148,13 +156,25 @@ export async function listTombstones(sql: SqlHandle, params: { tenantId: string;
 }
 
 /** A tombstone with what the UI shows next to it: the tenant's slug and the route revision's tool. */
-export type TombstoneDetail = TombstoneView & { tenantSlug: string; toolName: string | null; routeRevision: number | null; retentionMs: number };
+export type TombstoneDetail = TombstoneView & {
+  tenantSlug: string;
+  toolName: string | null;
+  routeRevision: number | null;
+  retentionMs: number;
+};
 
-const DETAIL_COLUMNS = "t.slug AS tenant_slug, t.retention_ms::float8 AS retention_ms, rt.tool_name, rt.revision AS route_revision";
+const DETAIL_COLUMNS =
+  "t.slug AS tenant_slug, t.retention_ms::float8 AS retention_ms, rt.tool_name, rt.revision AS route_revision";
 
 // biome-ignore lint/suspicious/noExplicitAny: a row of TOMBSTONE_COLUMNS + DETAIL_COLUMNS
 function toTombstoneDetail(r: any): TombstoneDetail {
-  return { ...toTombstone(r), tenantSlug: r.tenant_slug, toolName: r.tool_name, routeRevision: r.route_revision, retentionMs: r.retention_ms };
+  return {
+    ...toTombstone(r),
+    tenantSlug: r.tenant_slug,
+    toolName: r.tool_name,
+    routeRevision: r.route_revision,
+    retentionMs: r.retention_ms,
+  };
 }
 
 /**
@@ -162,7 +182,10 @@ function toTombstoneDetail(r: any): TombstoneDetail {
  * tenant): the scope is in the WHERE clause, so another tenant's tombstone is not found exactly
  * like an ID that never existed.
  */
-export async function findTombstoneInTenants(sql: SqlHandle, params: { tenantIds: string[] | null; runId: string }): Promise<TombstoneDetail | undefined> {
+export async function findTombstoneInTenants(
+  sql: SqlHandle,
+  params: { tenantIds: string[] | null; runId: string },
+): Promise<TombstoneDetail | undefined> {
   if (!isUuid(params.runId)) return undefined;
   const rows = await sql.unsafe(
     `SELECT ${prefixed("tb")}, ${DETAIL_COLUMNS}

@@ -1,16 +1,20 @@
-import type { InputRequest } from "../../engine";
-import type { RunRow } from "../../engine";
 import type { SqlHandle } from "../../../db/client";
+import type { InputRequest, RunRow } from "../../engine";
 import { runColumns } from "../../engine";
-import { ONLINE_WORKERS_JSON } from "./workers";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
+import { ONLINE_WORKERS_JSON } from "./workers";
 
 export type TaskDetailRow = RunRow & {
   tenant_slug: string;
   tool_name: string | null;
   route_revision: number | null;
   handle_expired: boolean;
-  terminal: { result?: unknown; error?: { code: number; message: string; data?: unknown }; reason?: string; actor?: string } | null;
+  terminal: {
+    result?: unknown;
+    error?: { code: number; message: string; data?: unknown };
+    reason?: string;
+    actor?: string;
+  } | null;
   pending_inputs: Record<string, InputRequest> | null;
   online_workers: { id: string; workflows: string[] }[];
   db_now: Date;
@@ -20,7 +24,10 @@ export type TaskDetailRow = RunRow & {
  * One task as an operator sees it. `scope` (the operator's tenants, or null for admin) is in the
  * WHERE clause, so another tenant's task is not found exactly like a missing one.
  */
-export async function findTaskDetail(sql: SqlHandle, params: { taskId: string; scope: string[] | null }): Promise<TaskDetailRow | undefined> {
+export async function findTaskDetail(
+  sql: SqlHandle,
+  params: { taskId: string; scope: string[] | null },
+): Promise<TaskDetailRow | undefined> {
   if (!isUuid(params.taskId)) return undefined;
   const rows = await sql.unsafe<TaskDetailRow[]>(
     `SELECT ${runColumns("r")}, t.slug AS tenant_slug, rt.tool_name, rt.revision AS route_revision,
@@ -53,7 +60,10 @@ export async function listTaskEvents(
 }
 
 /** The tenant of a task the operator may see (for actions that need it), or undefined. */
-export async function findTaskTenant(sql: SqlHandle, params: { taskId: string; scope: string[] | null }): Promise<string | undefined> {
+export async function findTaskTenant(
+  sql: SqlHandle,
+  params: { taskId: string; scope: string[] | null },
+): Promise<string | undefined> {
   if (!isUuid(params.taskId)) return undefined;
   const rows = await sql.unsafe<{ tenant_id: string }[]>(
     "SELECT tenant_id FROM runs WHERE id = $1 AND ($2::uuid[] IS NULL OR tenant_id = ANY($2::uuid[]))",

@@ -1,9 +1,7 @@
-import { isUuid } from "../../../db/sql";
 import type postgres from "postgres";
-import { PREPARED } from "../../../db/sql";
 import type { SqlHandle } from "../../../db/client";
-import type { RunStatus } from "../../engine";
-import type { InputRequest, WorkflowResult } from "../../engine";
+import { isUuid, PREPARED } from "../../../db/sql";
+import type { InputRequest, RunStatus, WorkflowResult } from "../../engine";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 
 /** What every task view (MCP eras, CLI, UI) is built from: one row, one round trip. */
@@ -33,10 +31,17 @@ export type TaskRecord = {
  * not found. Expired handles are returned with `handleExpired` so the protocol layer can answer
  * them exactly like unknown IDs while operators still see the run.
  */
-export async function readTaskRecord(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
+export async function readTaskRecord(
+  sql: SqlHandle,
+  params: { tenantId: string; taskId: string },
+): Promise<TaskRecord | undefined> {
   if (!isUuid(params.taskId)) return undefined;
   // Prepared: every tasks/get, listen snapshot and blocking wait runs this one statement.
-  const rows = await sql.unsafe(`SELECT ${TASK_RECORD_COLUMNS} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`, [params.taskId, params.tenantId], PREPARED);
+  const rows = await sql.unsafe(
+    `SELECT ${TASK_RECORD_COLUMNS} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
+    [params.taskId, params.tenantId],
+    PREPARED,
+  );
   const row = rows[0];
   return row ? toTaskRecord(row) : undefined;
 }
@@ -74,7 +79,10 @@ export function toTaskRecord(row: postgres.Row): TaskRecord {
 }
 
 /** A record the MCP handle may still reach (not expired); undefined answers like an unknown ID. */
-export async function readTaskHandle(sql: SqlHandle, params: { tenantId: string; taskId: string }): Promise<TaskRecord | undefined> {
+export async function readTaskHandle(
+  sql: SqlHandle,
+  params: { tenantId: string; taskId: string },
+): Promise<TaskRecord | undefined> {
   const record = await readTaskRecord(sql, params);
   return record && !record.handleExpired ? record : undefined;
 }

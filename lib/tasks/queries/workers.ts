@@ -1,5 +1,5 @@
-import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
 import type { SqlHandle } from "../../../db/client";
+import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
 
 /** SQL for the online workers as a jsonb array of {id, workflows}: embeddable in other queries. */
 export const ONLINE_WORKERS_JSON = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflows', w.workflows) ORDER BY w.id), '[]'::jsonb)

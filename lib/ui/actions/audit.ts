@@ -6,6 +6,9 @@ import { createLogger } from "../../engine";
  */
 const log = createLogger("audit", (process.env.RUNIFOLD_LOG_LEVEL as "info" | undefined) ?? "info");
 
-export function audit(action: string, fields: { operatorId: string } & Record<string, string | number | boolean | null | undefined>): void {
+export function audit(
+  action: string,
+  fields: { operatorId: string } & Record<string, string | number | boolean | null | undefined>,
+): void {
   log.info(action, fields);
 }

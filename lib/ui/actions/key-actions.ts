@@ -2,9 +2,8 @@ import "server-only";
 import { z } from "zod";
 import { revokeApiKey } from "../../../db/queries/api-keys";
 import { findTenantById } from "../../../db/queries/tenants";
-import { createApiKey, SCOPES } from "../../auth";
 import type { OperatorContext } from "../../auth";
-import { requireOperator } from "../../auth";
+import { createApiKey, requireOperator, SCOPES } from "../../auth";
 import { AppError } from "../../errors";
 import { audit } from "./audit";
 import { parseInput } from "./parse-input";
@@ -17,12 +16,18 @@ const ZCreateKey = z.object({
 
 /** Creates a key of a tenant the operator may see; the token is returned once and never stored. */
 export async function createKeyAction(ctx: OperatorContext, input: unknown): Promise<{ keyId: string; token: string }> {
-  const tenantId = typeof (input as { tenantId?: unknown })?.tenantId === "string" ? (input as { tenantId: string }).tenantId : "";
+  const tenantId =
+    typeof (input as { tenantId?: unknown })?.tenantId === "string" ? (input as { tenantId: string }).tenantId : "";
   const operator = await requireOperator(ctx, { tenantId, mutating: true });
   const params = parseInput(ZCreateKey, input);
   if (!(await findTenantById(ctx.sql, params.tenantId))) throw new AppError("not_found");
   const created = await createApiKey(ctx.sql, { tenantId: params.tenantId, name: params.name, scopes: params.scopes });
-  audit("key.create", { operatorId: operator.id, tenantId: params.tenantId, keyId: created.keyId, scopes: params.scopes.join(",") });
+  audit("key.create", {
+    operatorId: operator.id,
+    tenantId: params.tenantId,
+    keyId: created.keyId,
+    scopes: params.scopes.join(","),
+  });
   return created;
 }
 
@@ -30,7 +35,8 @@ const ZRevokeKey = z.object({ tenantId: z.string(), keyId: z.string().regex(/^[0
 
 /** Revokes a key; the tenant is in the UPDATE's WHERE, so another tenant's key id is "not found". */
 export async function revokeKeyAction(ctx: OperatorContext, input: unknown): Promise<void> {
-  const tenantId = typeof (input as { tenantId?: unknown })?.tenantId === "string" ? (input as { tenantId: string }).tenantId : "";
+  const tenantId =
+    typeof (input as { tenantId?: unknown })?.tenantId === "string" ? (input as { tenantId: string }).tenantId : "";
   const operator = await requireOperator(ctx, { tenantId, mutating: true });
   const parsed = ZRevokeKey.safeParse(input);
   if (!parsed.success || !(await revokeApiKey(ctx.sql, { keyId: parsed.data.keyId, tenantId }))) throw new AppError("not_found");

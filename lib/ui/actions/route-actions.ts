@@ -2,19 +2,25 @@ import "server-only";
 import { z } from "zod";
 import { disableRoute, insertRouteRevision } from "../../../db/queries/routes";
 import { findTenantById } from "../../../db/queries/tenants";
+import { isUniqueViolation } from "../../../db/sql";
 import { shippedWorkflows } from "../../../workflows/demo";
+import { toolInputSchema } from "../../admin";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
 import { AppError } from "../../errors";
-import { toolInputSchema } from "../../admin";
 import { audit } from "./audit";
 import { parseInput } from "./parse-input";
-import { isUniqueViolation } from "../../../db/sql";
 
 const ZSaveRoute = z.object({
   tenantId: z.string(),
-  toolName: z.string().trim().regex(/^[A-Za-z0-9_.-]{1,128}$/, "Letters, digits, _ . - (max 128)"),
-  workflowName: z.string().trim().regex(/^[a-z0-9][a-z0-9._-]*$/, "A workflow name such as generate-report"),
+  toolName: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, "Letters, digits, _ . - (max 128)"),
+  workflowName: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, "A workflow name such as generate-report"),
   workflowVersion: z.coerce.number().int().min(1),
   title: z.string().trim().max(200).optional(),
   description: z.string().trim().max(2_000).optional(),

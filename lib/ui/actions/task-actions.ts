@@ -1,12 +1,11 @@
 import "server-only";
 import { z } from "zod";
-import { findPendingInput, findTaskTenant } from "../../tasks";
-import { cancelRun } from "../../engine";
-import { provideInput } from "../../engine";
-import type { InputResponse } from "../../engine";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
+import type { InputResponse } from "../../engine";
+import { cancelRun, provideInput } from "../../engine";
 import { AppError } from "../../errors";
+import { findPendingInput, findTaskTenant } from "../../tasks";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";
 import { audit } from "./audit";
 import { parseInput } from "./parse-input";
@@ -14,12 +13,20 @@ import { parseInput } from "./parse-input";
 const ZCancel = z.object({ taskId: z.string() });
 
 /** Cancels a task the operator may see; another tenant's task is "not found" like a missing one. */
-export async function cancelTaskAction(ctx: OperatorContext, input: unknown): Promise<{ outcome: "cancelled" | "already_terminal" }> {
+export async function cancelTaskAction(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<{ outcome: "cancelled" | "already_terminal" }> {
   const operator = await requireOperator(ctx, { mutating: true });
   const { taskId } = parseInput(ZCancel, input);
   const tenantId = await findTaskTenant(ctx.sql, { taskId, scope: operator.tenantIds });
   if (!tenantId) throw new AppError("not_found");
-  const result = await cancelRun(ctx.sql, { runId: taskId, tenantId, reason: "Cancelled by operator", actor: `operator:${operator.id}` });
+  const result = await cancelRun(ctx.sql, {
+    runId: taskId,
+    tenantId,
+    reason: "Cancelled by operator",
+    actor: `operator:${operator.id}`,
+  });
   if (result.outcome === "not_found") throw new AppError("not_found");
   audit("task.cancel", { operatorId: operator.id, tenantId, taskId, outcome: result.outcome });
   return { outcome: result.outcome };
@@ -57,7 +64,8 @@ export async function answerInputAction(ctx: OperatorContext, input: unknown): P
     responses: { [key]: response },
     actor: `operator:${operator.id}`,
   });
-  if (!result.found || !result.accepted.includes(key)) throw new AppError("not_found", "This request is no longer waiting for an answer.");
+  if (!result.found || !result.accepted.includes(key))
+    throw new AppError("not_found", "This request is no longer waiting for an answer.");
   audit("task.answer", { operatorId: operator.id, tenantId: pending.tenant_id, taskId, key, action });
   return { ok: true, resumed: result.resumed };
 }

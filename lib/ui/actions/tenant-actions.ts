@@ -8,18 +8,20 @@ import {
   setOperatorDisabled,
 } from "../../../db/queries/operators";
 import { createTenant, findTenantById } from "../../../db/queries/tenants";
-import { hashPassword } from "../../auth";
+import { isUniqueViolation } from "../../../db/sql";
 import type { OperatorContext } from "../../auth";
-import { requireOperator } from "../../auth";
+import { hashPassword, requireOperator } from "../../auth";
 import { AppError } from "../../errors";
 import { audit } from "./audit";
 import { parseInput } from "./parse-input";
-import { isUniqueViolation } from "../../../db/sql";
 
 // Tenants, operators and memberships: admin only (security-auth.md §6 item 20).
 
 const ZCreateTenant = z.object({
-  slug: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "2–63 lower-case letters, digits or dashes"),
+  slug: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "2–63 lower-case letters, digits or dashes"),
   name: z.string().trim().min(1, "Required").max(200),
 });
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { listInbox } from "../../tasks";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
+import type { Operator } from "../../auth";
+import { listInbox } from "../../tasks";
 import { type FormField, fieldsFromSchema } from "../schema-form";
 
 export type InboxItem = { taskId: string; key: string; route: string; message: string; requestedAt: string; fields: FormField[] };

@@ -1,9 +1,8 @@
 import "server-only";
-import { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "../../tasks";
-import { listOnlineWorkers } from "../../tasks";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
+import type { Operator } from "../../auth";
 import { RUN_STATUSES, type RunStatus } from "../../engine";
+import { countActiveByStatus, countFinishedSince, listOnlineWorkers, listRecentFailures, tasksPerMinute } from "../../tasks";
 
 export type ChartSeries = { route: string; values: number[] };
 export type MinuteChart = { minutes: string[]; created: ChartSeries[]; finished: ChartSeries[] };
@@ -17,7 +16,10 @@ export type Overview = {
 };
 
 /** Sixty one-minute buckets ending with the current minute, series per route (zero-filled). */
-export function buildMinuteChart(rows: { minute: Date; route: string; created: number; finished: number }[], now: Date): MinuteChart {
+export function buildMinuteChart(
+  rows: { minute: Date; route: string; created: number; finished: number }[],
+  now: Date,
+): MinuteChart {
   const end = Math.floor(now.getTime() / 60_000) * 60_000;
   const minutes = Array.from({ length: 60 }, (_, i) => new Date(end - (59 - i) * 60_000).toISOString());
   const index = new Map(minutes.map((minute, i) => [minute, i]));
@@ -45,7 +47,8 @@ export async function presentOverview(sql: SqlHandle, operator: Operator, now = 
     tasksPerMinute(sql, scope),
     listOnlineWorkers(sql, scope),
   ]);
-  const count = (rows: { status: RunStatus; n: number }[], status: RunStatus) => rows.find((row) => row.status === status)?.n ?? 0;
+  const count = (rows: { status: RunStatus; n: number }[], status: RunStatus) =>
+    rows.find((row) => row.status === status)?.n ?? 0;
   return {
     counts: RUN_STATUSES.map((status) =>
       ["completed", "failed", "cancelled"].includes(status)

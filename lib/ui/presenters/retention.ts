@@ -1,13 +1,27 @@
 import "server-only";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
+import type { Operator } from "../../auth";
 import type { RunStatus } from "../../engine";
-import { listRetentionRunsForTenants, listTombstonesInTenants, readRetentionFence, readRetentionSettings, type TombstoneDetail } from "../../tasks";
+import {
+  listRetentionRunsForTenants,
+  listTombstonesInTenants,
+  readRetentionFence,
+  readRetentionSettings,
+  type TombstoneDetail,
+} from "../../tasks";
 
 export const RETENTION_RUNS_SHOWN = 20;
 export const TOMBSTONE_PAGE_SIZE = 25;
 
-export type RetentionTenantItem = { id: string; slug: string; name: string; retentionMs: number; retention: string; maxTtlMs: number; maxTtl: string };
+export type RetentionTenantItem = {
+  id: string;
+  slug: string;
+  name: string;
+  retentionMs: number;
+  retention: string;
+  maxTtlMs: number;
+  maxTtl: string;
+};
 
 export type RetentionRunItem = {
   id: string;
@@ -84,7 +98,11 @@ export function toTombstoneItem(t: TombstoneDetail): TombstoneItem {
  * (purged counts recounted for the operator's tenants) and one keyset page of their tombstones.
  * Tenant scope is in every query (`operator.tenantIds`, null for admins).
  */
-export async function presentRetention(sql: SqlHandle, operator: Operator, params: { cursor?: string } = {}): Promise<RetentionView> {
+export async function presentRetention(
+  sql: SqlHandle,
+  operator: Operator,
+  params: { cursor?: string } = {},
+): Promise<RetentionView> {
   const scope = operator.tenantIds;
   const [settings, fence, runs] = await Promise.all([
     readRetentionSettings(sql, scope === null ? {} : { tenantIds: scope }),

@@ -1,9 +1,9 @@
 import "server-only";
+import type { SqlHandle } from "../../../db/client";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
-import { listOnlineWorkers } from "../../tasks";
 import { shippedWorkflows } from "../../../workflows/demo";
 import type { Operator } from "../../auth";
-import type { SqlHandle } from "../../../db/client";
+import { listOnlineWorkers } from "../../tasks";
 import { listVisibleTenants } from "./tenants";
 
 export type RouteItem = {
@@ -35,7 +35,9 @@ export type RoutesView = {
 export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise<RoutesView> {
   const tenants = await listVisibleTenants(sql, operator);
   const [revisions, workers] = await Promise.all([
-    operator.tenantIds === null ? listRouteRevisions(sql) : Promise.all(tenants.map((t) => listRouteRevisions(sql, t.id))).then((all) => all.flat()),
+    operator.tenantIds === null
+      ? listRouteRevisions(sql)
+      : Promise.all(tenants.map((t) => listRouteRevisions(sql, t.id))).then((all) => all.flat()),
     listOnlineWorkers(sql, operator.tenantIds),
   ]);
   const seen = new Set<string>();

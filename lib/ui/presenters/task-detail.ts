@@ -1,11 +1,8 @@
 import "server-only";
-import { findTaskDetail, listTaskEvents, type RunEventRow } from "../../tasks";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
-import type { WaitDetail } from "../../engine";
-import type { RunStatus } from "../../engine";
-import type { InputRequest } from "../../engine";
-import { findTombstoneInTenants } from "../../tasks";
+import type { Operator } from "../../auth";
+import type { InputRequest, RunStatus, WaitDetail } from "../../engine";
+import { findTaskDetail, findTombstoneInTenants, listTaskEvents, type RunEventRow } from "../../tasks";
 import { formatMs } from "./retention";
 
 export const EVENT_PAGE_SIZE = 20;
@@ -70,7 +67,12 @@ export function summarizeEvent(type: string, payload: unknown): string {
 }
 
 function toEventItems(rows: RunEventRow[]): TaskEventItem[] {
-  return rows.map((row) => ({ id: row.id, type: row.type, at: iso(row.at) as string, summary: summarizeEvent(row.type, row.payload) }));
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    at: iso(row.at) as string,
+    summary: summarizeEvent(row.type, row.payload),
+  }));
 }
 
 function olderCursor(rows: RunEventRow[], pageSize: number): number | null {

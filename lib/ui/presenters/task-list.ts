@@ -1,8 +1,8 @@
 import "server-only";
-import { idPrefixRange, listTaskPage, type TaskListRow } from "../../tasks";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
+import type { Operator } from "../../auth";
 import { AppError } from "../../errors";
+import { idPrefixRange, listTaskPage, type TaskListRow } from "../../tasks";
 import { isStatusFilter, STATUS_FILTERS } from "./status-labels";
 
 export const TASK_PAGE_SIZE = 25;
@@ -37,7 +37,8 @@ const iso = (value: Date | null) => (value ? new Date(value).toISOString() : nul
 
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) throw new AppError("bad_request", "Bad cursor.");
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id))
+    throw new AppError("bad_request", "Bad cursor.");
   return { createdAt, id };
 }
 

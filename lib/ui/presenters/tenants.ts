@@ -1,9 +1,9 @@
 import "server-only";
+import type { SqlHandle } from "../../../db/client";
 import { listApiKeys } from "../../../db/queries/api-keys";
 import { listOperators, listTenantMembers } from "../../../db/queries/operators";
 import { findScopedTenantBySlug, listTenants, type TenantRow } from "../../../db/queries/tenants";
 import type { Operator } from "../../auth";
-import type { SqlHandle } from "../../../db/client";
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
@@ -26,7 +26,15 @@ export async function presentTenantList(sql: SqlHandle, operator: Operator): Pro
 
 export type TenantDetail = {
   tenant: TenantListItem;
-  keys: { id: string; name: string; scopes: string[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; expiresAt: string | null }[];
+  keys: {
+    id: string;
+    name: string;
+    scopes: string[];
+    createdAt: string;
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+    expiresAt: string | null;
+  }[];
   members: { id: string; email: string; role: string; disabled: boolean }[];
   /** Admin only: every operator (to add members) with their tenants. */
   operators: { id: string; email: string; role: string; disabled: boolean; tenants: string[] }[] | null;
@@ -43,7 +51,13 @@ export async function presentTenantDetail(sql: SqlHandle, operator: Operator, sl
     isAdmin ? listOperators(sql) : Promise.resolve(null),
   ]);
   return {
-    tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name, disabled: tenant.disabled_at !== null, createdAt: iso(tenant.created_at) as string },
+    tenant: {
+      id: tenant.id,
+      slug: tenant.slug,
+      name: tenant.name,
+      disabled: tenant.disabled_at !== null,
+      createdAt: iso(tenant.created_at) as string,
+    },
     keys: keys.map((k) => ({
       id: k.id,
       name: k.name,
@@ -55,7 +69,13 @@ export async function presentTenantDetail(sql: SqlHandle, operator: Operator, sl
     })),
     members: members.map((m) => ({ id: m.id, email: m.email, role: m.role, disabled: m.disabled_at !== null })),
     operators:
-      operators?.map((o) => ({ id: o.id, email: o.email, role: o.role, disabled: o.disabled_at !== null, tenants: o.tenant_slugs })) ?? null,
+      operators?.map((o) => ({
+        id: o.id,
+        email: o.email,
+        role: o.role,
+        disabled: o.disabled_at !== null,
+        tenants: o.tenant_slugs,
+      })) ?? null,
   };
 }
 
@@ -64,5 +84,11 @@ export type OperatorItem = { id: string; email: string; role: string; disabled: 
 /** Every operator with its tenants (admin pages only; callers pass an admin). */
 export async function presentOperatorList(sql: SqlHandle, operator: Operator): Promise<OperatorItem[]> {
   if (operator.tenantIds !== null) return [];
-  return (await listOperators(sql)).map((o) => ({ id: o.id, email: o.email, role: o.role, disabled: o.disabled_at !== null, tenants: o.tenant_slugs }));
+  return (await listOperators(sql)).map((o) => ({
+    id: o.id,
+    email: o.email,
+    role: o.role,
+    disabled: o.disabled_at !== null,
+    tenants: o.tenant_slugs,
+  }));
 }

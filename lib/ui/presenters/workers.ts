@@ -1,9 +1,17 @@
 import "server-only";
-import { listOnlineWorkers } from "../../tasks";
-import type { Operator } from "../../auth";
 import type { SqlHandle } from "../../../db/client";
+import type { Operator } from "../../auth";
+import { listOnlineWorkers } from "../../tasks";
 
-export type WorkerItem = { id: string; host: string; workflows: string[]; concurrency: string; startedAt: string; heartbeatAt: string; leases: number };
+export type WorkerItem = {
+  id: string;
+  host: string;
+  workflows: string[];
+  concurrency: string;
+  startedAt: string;
+  heartbeatAt: string;
+  leases: number;
+};
 
 /** Online workers; lease counts cover only the operator's tenants. */
 export async function presentWorkers(sql: SqlHandle, operator: Operator): Promise<WorkerItem[]> {

@@ -1,8 +1,8 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { cancelTask } from "../../actions";
 import { dangerButtonClass } from "../../_components/ui";
+import { cancelTask } from "../../actions";
 
 /** Two-step cancel (ask, then confirm) so a stray click or Enter cannot cancel work. */
 export function CancelButton({ taskId, onDone }: { taskId: string; onDone: (error: string | null) => void }) {

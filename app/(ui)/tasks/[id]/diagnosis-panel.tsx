@@ -24,9 +24,7 @@ export function DiagnosisPanel({ diagnosis }: { diagnosis: Diagnosis }) {
           ))}
         </ul>
       )}
-      <p className="mt-2 text-xs opacity-70">
-        What to do: docs/troubleshooting.md, “{diagnosis.code}”.
-      </p>
+      <p className="mt-2 text-xs opacity-70">What to do: docs/troubleshooting.md, “{diagnosis.code}”.</p>
     </section>
   );
 }

@@ -51,7 +51,11 @@ export function History({ taskId, newest, olderThan }: { taskId: string; newest:
           {loading ? "Loading…" : "Load older events"}
         </button>
       )}
-      {error && <p role="alert" className="mt-2 text-sm text-red-700">{error}</p>}
+      {error && (
+        <p role="alert" className="mt-2 text-sm text-red-700">
+          {error}
+        </p>
+      )}
     </Card>
   );
 }

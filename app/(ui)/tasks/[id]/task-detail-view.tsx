@@ -10,9 +10,9 @@ import { ProgressBar } from "../../_components/progress-bar";
 import { Card, Time } from "../../_components/ui";
 import { CancelButton } from "./cancel-button";
 import { DiagnosisPanel } from "./diagnosis-panel";
-import { TaskHeading } from "./task-heading";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
+import { TaskHeading } from "./task-heading";
 
 const TERMINAL = ["completed", "failed", "cancelled"];
 
@@ -32,13 +32,18 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
     initialData: initial,
     // Active tasks refresh every 2 s; finished ones only rarely (nothing changes but the handle,
     // until the retention cleaner purges them); a tombstone never changes.
-    refetchInterval: (query) => (query.state.data?.purged ? false : TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000),
+    refetchInterval: (query) =>
+      query.state.data?.purged ? false : TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000,
   });
   const view = data ?? initial;
   if (view.purged) return <PurgedTaskView task={view} />;
   const task = view;
   const diagnosis = diagnoseTask(
-    { ...task, pendingInputKeys: task.pendingInputs ? Object.keys(task.pendingInputs) : undefined, terminal: task.terminal as never },
+    {
+      ...task,
+      pendingInputKeys: task.pendingInputs ? Object.keys(task.pendingInputs) : undefined,
+      terminal: task.terminal as never,
+    },
     task.workers,
     new Date(task.serverNow),
   );
@@ -57,10 +62,15 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
             </>
           }
         />
-        {!terminal && <CancelButton taskId={task.id} onDone={(error) => {
+        {!terminal && (
+          <CancelButton
+            taskId={task.id}
+            onDone={(error) => {
               setCancelError(error);
               void refetch();
-            }} />}
+            }}
+          />
+        )}
       </div>
       {cancelError && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
@@ -70,16 +80,32 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
       <DiagnosisPanel diagnosis={diagnosis} />
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Progress">
-          {task.progress ? <ProgressBar progress={task.progress} /> : <p className="text-sm text-slate-500">No progress reported.</p>}
+          {task.progress ? (
+            <ProgressBar progress={task.progress} />
+          ) : (
+            <p className="text-sm text-slate-500">No progress reported.</p>
+          )}
           <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500">Created</dt>
-            <dd><Time iso={task.createdAt} /></dd>
+            <dd>
+              <Time iso={task.createdAt} />
+            </dd>
             <dt className="text-slate-500">Updated</dt>
-            <dd><Time iso={task.updatedAt} /></dd>
+            <dd>
+              <Time iso={task.updatedAt} />
+            </dd>
             <dt className="text-slate-500">Finished</dt>
-            <dd><Time iso={task.finishedAt} /></dd>
+            <dd>
+              <Time iso={task.finishedAt} />
+            </dd>
             <dt className="text-slate-500">Handle</dt>
-            <dd>{task.handleExpired ? "expired (clients get “not found”)" : task.ttlMs ? `valid for ${Math.round(task.ttlMs / 60_000)} min from creation` : "no expiry"}</dd>
+            <dd>
+              {task.handleExpired
+                ? "expired (clients get “not found”)"
+                : task.ttlMs
+                  ? `valid for ${Math.round(task.ttlMs / 60_000)} min from creation`
+                  : "no expiry"}
+            </dd>
           </dl>
         </Card>
         <Card title="Input">

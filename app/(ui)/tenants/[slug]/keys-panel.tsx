@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
-import { createKey, revokeKey } from "../../actions";
 import { ActionForm } from "../../_components/action-form";
 import { buttonClass, dangerButtonClass, Empty, inputClass, secondaryButtonClass, Time } from "../../_components/ui";
+import { createKey, revokeKey } from "../../actions";
 
 const SCOPES = ["mcp", "tasks:read", "tasks:write"];
 
@@ -22,7 +22,12 @@ function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
         <button
           type="button"
           className={secondaryButtonClass}
-          onClick={() => void navigator.clipboard?.writeText(token).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() =>
+            void navigator.clipboard?.writeText(token).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
         >
           {copied ? "Copied" : "Copy"}
         </button>
@@ -77,7 +82,11 @@ export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDe
           ))}
         </ul>
       )}
-      {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
       <ActionForm
         label="Create API key"
         action={createKey}

@@ -3,11 +3,19 @@
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
-import { addMember, removeMember } from "../../actions";
 import { ActionForm } from "../../_components/action-form";
 import { buttonClass, Empty, inputClass, secondaryButtonClass } from "../../_components/ui";
+import { addMember, removeMember } from "../../actions";
 
-export function MembersPanel({ tenantId, members, operators }: { tenantId: string; members: TenantDetail["members"]; operators: TenantDetail["operators"] }) {
+export function MembersPanel({
+  tenantId,
+  members,
+  operators,
+}: {
+  tenantId: string;
+  members: TenantDetail["members"];
+  operators: TenantDetail["operators"];
+}) {
   const router = useRouter();
   const [pending, start] = useTransition();
   const isAdmin = operators !== null;
