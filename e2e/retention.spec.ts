@@ -3,7 +3,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { insertRouteRevision } from "../db/queries/routes";
 import { createTenant } from "../db/queries/tenants";
 import { createApiKey } from "../lib/auth";
-import { type RetentionReport, runRetention } from "../lib/engine";
+import { type RetentionReport, runRetention } from "../lib/retention";
 import { modernClient } from "../tests/helpers/modern-client";
 import { createAdmin, screenshot, withStackDatabase } from "./fixtures";
 import { LoginPage } from "./pages/login-page";

@@ -42,8 +42,3 @@ export class AppError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
-
-/** Normalises anything thrown into an Error, for logging. */
-export function coerceError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}

@@ -1,6 +1,6 @@
 import type { Sql } from "../db/client";
 import { migrationsApplied } from "../db/migrate";
-import { WORKER_ONLINE_WINDOW_MS } from "./engine";
+import { ONLINE_WORKER_SQL } from "./tasks";
 
 export type Health = {
   database: "ok" | "unreachable";
@@ -30,8 +30,7 @@ export async function checkHealth(sql: Sql): Promise<Health> {
     applied = await withTimeout(migrationsApplied(sql));
     if (applied) {
       const rows = await withTimeout(
-        sql`SELECT count(*)::int AS n FROM worker_registrations
-            WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${WORKER_ONLINE_WINDOW_MS / 1000})`,
+        sql.unsafe(`SELECT count(*)::int AS n FROM worker_registrations w WHERE ${ONLINE_WORKER_SQL}`),
       );
       online = Number(rows[0]?.n ?? 0);
     }

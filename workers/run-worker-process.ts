@@ -1,8 +1,9 @@
 import { createDb } from "../db/client";
 import { resolveDatabaseUrl } from "../db/embedded/database-url";
 import type { WorkflowRegistry } from "../lib/engine";
-import { createLogger, createWorker, type RetentionTimer, startRetentionTimer } from "../lib/engine";
+import { createLogger, createWorker } from "../lib/engine";
 import { readEnv } from "../lib/env";
+import { type RetentionTimer, startRetentionTimer } from "../lib/retention";
 
 /**
  * The body of every worker process: parse env, build a pool, start the loop, drain on the first

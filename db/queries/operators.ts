@@ -1,4 +1,5 @@
 import type { SqlHandle } from "../client";
+import { isUuid } from "../sql";
 
 export type OperatorRole = "admin" | "operator";
 
@@ -43,7 +44,7 @@ export async function findOperatorWithTenants(
   sql: SqlHandle,
   operatorId: string,
 ): Promise<(Omit<OperatorRow, "password_hash"> & { tenant_ids: string[] }) | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(operatorId)) return undefined;
+  if (!isUuid(operatorId)) return undefined;
   const rows = await sql.unsafe<(Omit<OperatorRow, "password_hash"> & { tenant_ids: string[] })[]>(
     `SELECT o.id, o.email, o.name, o.role, o.disabled_at, o.created_at,
             coalesce(array_agg(m.tenant_id::text) FILTER (WHERE m.tenant_id IS NOT NULL), '{}') AS tenant_ids

@@ -1,4 +1,5 @@
 import type { SqlHandle } from "../client";
+import { isUuid } from "../sql";
 
 export type TenantRow = {
   id: string;
@@ -30,7 +31,7 @@ export async function listTenants(sql: SqlHandle): Promise<TenantRow[]> {
 }
 
 export async function findTenantById(sql: SqlHandle, id: string): Promise<TenantRow | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const rows = await sql.unsafe<TenantRow[]>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [id]);
   return rows[0];
 }

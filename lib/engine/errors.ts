@@ -52,5 +52,11 @@ export class StoreUnavailable extends Error {
 
 export function coerceError(value: unknown): Error {
   if (value instanceof Error) return value;
-  return new Error(typeof value === "string" ? value : JSON.stringify(value));
+  if (typeof value === "string") return new Error(value);
+  try {
+    return new Error(JSON.stringify(value) ?? String(value));
+  } catch {
+    // A circular or BigInt-carrying value: describing it must not throw in turn.
+    return new Error(String(value));
+  }
 }

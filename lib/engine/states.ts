@@ -30,6 +30,9 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = Object.fr
   cancelled: [],
 });
 
+/** The terminal set as a SQL list, for `status IN ${TERMINAL_STATUSES_SQL}` (same words as TERMINAL_STATUSES). */
+export const TERMINAL_STATUSES_SQL = `(${TERMINAL_STATUSES.map((status) => `'${status}'`).join(", ")})`;
+
 export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }

@@ -1,4 +1,5 @@
-import type { RunStatus, WaitDetail } from "../engine";
+import type { WaitDetail } from "../engine";
+import { isTerminal, type RunStatus } from "../engine/client";
 
 /**
  * Why a task is where it is, in plain language — shared by the operator UI, the CLI (`tasks get`)
@@ -62,7 +63,7 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
   const serving = workers.filter((worker) => worker.workflows.includes(task.workflowKey));
   const noWorker = `no online worker serves ${task.workflowKey}`;
   const notes: string[] = [];
-  const terminal = task.status === "completed" || task.status === "failed" || task.status === "cancelled";
+  const terminal = isTerminal(task.status);
   if (task.handleExpired) {
     notes.push(terminal ? "handle expired; MCP clients can no longer read this result" : "handle expired; run still active");
   }

@@ -22,7 +22,7 @@ export type { RunEventRow } from "./queries/task-detail";
 export { findPendingInput, findTaskDetail, findTaskTenant, listInbox, listTaskEvents } from "./queries/task-detail";
 export type { TaskRecord } from "./queries/task-record";
 export { readTaskHandle, readTaskRecord } from "./queries/task-record";
-export { listOnlineWorkers } from "./queries/workers";
+export { listOnlineWorkers, ONLINE_WORKER_SQL } from "./queries/workers";
 export type { Era } from "./status-mapping";
 export { isTerminalTaskStatus, taskStatus } from "./status-mapping";
 export { answerTaskByHandle, cancelTaskByHandle } from "./task-actions";

@@ -27,6 +27,7 @@ export function taskStatus(record: Pick<TaskRecord, "status" | "terminal" | "pen
   return BY_RUN_STATUS[record.status];
 }
 
+/** Terminal task statuses are the terminal run statuses, word for word, in both eras. */
 export function isTerminalTaskStatus(status: TaskStatus): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
+  return status !== "working" && status !== "input_required";
 }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runRetention, silentLogger, startRetentionTimer } from "../../lib/engine";
-import { purgeBatch } from "../../lib/engine/testing";
+import { silentLogger } from "../../lib/engine";
+import { purgeBatch, runRetention, startRetentionTimer } from "../../lib/retention";
 import { listRetentionRuns, listTombstones, readRetentionFence, readTaskRecord, readTombstone } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { until } from "../helpers/processes";

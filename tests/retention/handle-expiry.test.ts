@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRetention } from "../../lib/engine";
+import { runRetention } from "../../lib/retention";
 import { readTaskRecord, readTombstone } from "../../lib/tasks";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";

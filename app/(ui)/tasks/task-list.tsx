@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { diagnoseTask } from "@/lib/tasks";
+import { diagnoseTask } from "@/lib/tasks/client";
 import type { TaskListPage } from "@/lib/ui/presenters/task-list";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../_components/progress-bar";

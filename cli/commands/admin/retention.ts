@@ -1,5 +1,5 @@
 import os from "node:os";
-import { describeRetentionReport, runRetention } from "../../../lib/engine";
+import { describeRetentionReport, runRetention } from "../../../lib/retention";
 import { listRetentionRuns } from "../../../lib/tasks";
 import { intOption, positionals } from "../../args";
 import { withDatabase } from "../../db";

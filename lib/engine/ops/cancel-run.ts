@@ -1,6 +1,7 @@
 import type { SqlHandle } from "../../../db/client";
 import { CHANNELS } from "../channels";
 import type { RunStatus } from "../states";
+import { TERMINAL_STATUSES_SQL } from "../states";
 
 export type CancelResult =
   | { outcome: "cancelled" }
@@ -23,7 +24,7 @@ export async function cancelRun(
      ), cancelled AS (
        UPDATE runs r SET status = 'cancelled', cancel_requested_at = now(), status_message = $3,
               claimable_at = NULL, lease_expires_at = NULL, wait_detail = NULL, finished_at = now(), updated_at = now()
-       FROM target WHERE r.id = target.id AND target.status NOT IN ('completed', 'failed', 'cancelled')
+       FROM target WHERE r.id = target.id AND target.status NOT IN ${TERMINAL_STATUSES_SQL}
        RETURNING r.id
      ), history AS (
        INSERT INTO run_events (run_id, type, payload)

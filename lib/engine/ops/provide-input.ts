@@ -2,6 +2,7 @@ import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
 import { jsonParam } from "../../../db/sql";
 import { CHANNELS } from "../channels";
+import { isTerminal, type RunStatus } from "../states";
 import type { InputResponse } from "../workflow";
 
 export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: boolean };
@@ -16,13 +17,13 @@ export async function provideInput(
   params: { runId: string; tenantId?: string; responses: Record<string, InputResponse>; actor: string },
 ): Promise<ProvideInputResult> {
   return inTransaction(sql, async (tx) => {
-    const target = await tx.unsafe<{ status: string }[]>(
+    const target = await tx.unsafe<{ status: RunStatus }[]>(
       "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
       [params.runId, params.tenantId ?? null],
     );
     const status = target[0]?.status;
     if (!status) return { found: false, accepted: [], resumed: false };
-    if (["completed", "failed", "cancelled"].includes(status)) return { found: true, accepted: [], resumed: false };
+    if (isTerminal(status)) return { found: true, accepted: [], resumed: false };
     const answered = await tx.unsafe<{ key: string }[]>(
       `WITH answered AS (
          UPDATE run_inputs i SET response = r.value, answered_by = $3, answered_at = now()

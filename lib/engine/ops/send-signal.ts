@@ -2,6 +2,7 @@ import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
 import { jsonParam } from "../../../db/sql";
 import { CHANNELS } from "../channels";
+import { isTerminal, type RunStatus } from "../states";
 
 /**
  * Delivers a named signal to a run. The run row is locked first so the signal and a concurrent
@@ -13,12 +14,12 @@ export async function sendSignal(
   params: { runId: string; tenantId?: string; name: string; payload?: unknown },
 ): Promise<boolean> {
   const run = async (tx: SqlHandle) => {
-    const target = await tx.unsafe<{ status: string }[]>(
+    const target = await tx.unsafe<{ status: RunStatus }[]>(
       "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
       [params.runId, params.tenantId ?? null],
     );
     const status = target[0]?.status;
-    if (!status || ["completed", "failed", "cancelled"].includes(status)) return false;
+    if (!status || isTerminal(status)) return false;
     await tx.unsafe(
       `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::text::jsonb) RETURNING run_id)
        INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'signal_sent', jsonb_build_object('name', $2::text) FROM sent`,

@@ -1,6 +1,7 @@
 import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
 import { jsonParam } from "../../../db/sql";
+import { CHANNELS } from "../channels";
 import type { InputRequest, InputResponse } from "../workflow";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease } from "./types";
@@ -46,7 +47,7 @@ export async function suspendForInput(
               checkpoints = checkpoints + 1, updated_at = now(),
               wait_detail = jsonb_build_object('input', jsonb_build_object('keys', $4::text::jsonb, 'since', now()))
        WHERE id = $1 AND ${LEASE_GUARD}
-       RETURNING pg_notify('runifold_task', id::text)`,
+       RETURNING pg_notify('${CHANNELS.task}', id::text)`,
       [lease.runId, lease.workerId, lease.attempt, jsonParam(pending)],
     );
     return { kind: "suspended" } as const;

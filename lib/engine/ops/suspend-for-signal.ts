@@ -1,6 +1,7 @@
 import type { SqlHandle } from "../../../db/client";
 import { inTransaction } from "../../../db/client";
 import { jsonParam } from "../../../db/sql";
+import { CHANNELS } from "../channels";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease } from "./types";
 
@@ -50,7 +51,7 @@ export async function suspendForSignal(
        INSERT INTO run_events (run_id, type, payload) SELECT id, 'waiting_signal', jsonb_build_object('name', $5::text) FROM parked`,
       [lease.runId, lease.workerId, lease.attempt, params.deadline ?? null, params.name],
     );
-    await tx.unsafe("SELECT pg_notify('runifold_task', $1)", [lease.runId]);
+    await tx.unsafe(`SELECT pg_notify('${CHANNELS.task}', $1)`, [lease.runId]);
     return { kind: "suspended" } as const;
   });
 }

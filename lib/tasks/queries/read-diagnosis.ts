@@ -1,8 +1,8 @@
 import type { SqlHandle } from "../../../db/client";
 import { isUuid } from "../../../db/sql";
-import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
 import { type Diagnosis, diagnoseTask } from "../diagnose-task";
 import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
+import { ONLINE_WORKER_SQL } from "./workers";
 
 /**
  * The diagnosis of one run, read from the store (two queries: the run with its outstanding input
@@ -26,9 +26,7 @@ export async function readDiagnosis(
   );
   if (!run) return undefined;
   const workers = await sql.unsafe<{ id: string; workflows: string[] }[]>(
-    `SELECT id, workflows FROM worker_registrations
-     WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => $1 / 1000.0)`,
-    [WORKER_ONLINE_WINDOW_MS],
+    `SELECT w.id, w.workflows FROM worker_registrations w WHERE ${ONLINE_WORKER_SQL}`,
   );
   return diagnoseTask(
     {

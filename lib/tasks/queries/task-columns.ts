@@ -1,3 +1,5 @@
+import { TERMINAL_STATUSES_SQL } from "../../engine";
+
 /**
  * SQL fragments every task read derives from a run row aliased `r` — one definition, so the MCP
  * eras, the UI and the CLI agree on what "expired", "the result" and "outstanding input" mean.
@@ -7,7 +9,7 @@
 export const HANDLE_EXPIRED_SQL = "(r.ttl_ms IS NOT NULL AND r.created_at + r.ttl_ms * interval '1 millisecond' <= now())";
 
 /** The terminal event's payload ({result} | {error} | {reason}) for terminal runs, else NULL. */
-export const TERMINAL_PAYLOAD_SQL = `CASE WHEN r.status IN ('completed', 'failed', 'cancelled') THEN
+export const TERMINAL_PAYLOAD_SQL = `CASE WHEN r.status IN ${TERMINAL_STATUSES_SQL} THEN
               (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
             END`;
 

@@ -1,10 +1,16 @@
 import type { SqlHandle } from "../../../db/client";
 import { WORKER_ONLINE_WINDOW_MS } from "../../engine";
 
+/**
+ * The one definition of "online": a registered worker that has not stopped and heartbeated within
+ * the engine's window. A predicate on worker_registrations aliased `w`.
+ */
+export const ONLINE_WORKER_SQL = `w.stopped_at IS NULL AND w.heartbeat_at > now() - make_interval(secs => ${WORKER_ONLINE_WINDOW_MS / 1000})`;
+
 /** SQL for the online workers as a jsonb array of {id, workflows}: embeddable in other queries. */
 export const ONLINE_WORKERS_JSON = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'workflows', w.workflows) ORDER BY w.id), '[]'::jsonb)
    FROM worker_registrations w
-   WHERE w.stopped_at IS NULL AND w.heartbeat_at > now() - make_interval(secs => ${WORKER_ONLINE_WINDOW_MS / 1000}))`;
+   WHERE ${ONLINE_WORKER_SQL})`;
 
 export type OnlineWorkerRow = {
   id: string;
@@ -29,7 +35,7 @@ export async function listOnlineWorkers(sql: SqlHandle, tenantIds: string[] | nu
              WHERE r.claimable_at IS NOT NULL AND r.status = 'leased' AND r.lease_owner = w.id
                AND r.workflow_key = ANY(w.workflows) AND ($1::uuid[] IS NULL OR r.tenant_id = ANY($1::uuid[]))) AS leases
      FROM worker_registrations w
-     WHERE w.stopped_at IS NULL AND w.heartbeat_at > now() - make_interval(secs => ${WORKER_ONLINE_WINDOW_MS / 1000})
+     WHERE ${ONLINE_WORKER_SQL}
      ORDER BY w.started_at, w.id`,
     [tenantIds],
   );

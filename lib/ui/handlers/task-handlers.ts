@@ -1,8 +1,8 @@
 import "server-only";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
-import { createLogger } from "../../engine";
-import { AppError, coerceError, isAppError } from "../../errors";
+import { coerceError, createLogger } from "../../engine";
+import { AppError, isAppError } from "../../errors";
 import { presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
 import { presentTaskPage } from "../presenters/task-list";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
-import { RUN_STATUSES, type RunStatus } from "../../engine";
+import { isTerminal, RUN_STATUSES, type RunStatus } from "../../engine";
 import { countActiveByStatus, countFinishedSince, listOnlineWorkers, listRecentFailures, tasksPerMinute } from "../../tasks";
 
 export type ChartSeries = { route: string; values: number[] };
@@ -51,7 +51,7 @@ export async function presentOverview(sql: SqlHandle, operator: Operator, now = 
     rows.find((row) => row.status === status)?.n ?? 0;
   return {
     counts: RUN_STATUSES.map((status) =>
-      ["completed", "failed", "cancelled"].includes(status)
+      isTerminal(status)
         ? { status, n: count(finished, status), window: "24h" as const }
         : { status, n: count(active, status), window: "now" as const },
     ),

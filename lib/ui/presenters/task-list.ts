@@ -1,3 +1,4 @@
+import { isUuid } from "../../../db/sql";
 import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
@@ -37,8 +38,7 @@ const iso = (value: Date | null) => (value ? new Date(value).toISOString() : nul
 
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id))
-    throw new AppError("bad_request", "Bad cursor.");
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !isUuid(id)) throw new AppError("bad_request", "Bad cursor.");
   return { createdAt, id };
 }
 
@@ -59,7 +59,7 @@ export async function presentTaskPage(sql: SqlHandle, operator: Operator, search
   const idRange = q ? idPrefixRange(q) : undefined;
   if (q && !idRange) return { items: [], next: null, workers: [], serverNow: new Date().toISOString() };
   const tenantId = search.get("tenant") || undefined;
-  if (tenantId && !/^[0-9a-f-]{36}$/i.test(tenantId)) throw new AppError("bad_request", "Bad tenant.");
+  if (tenantId && !isUuid(tenantId)) throw new AppError("bad_request", "Bad tenant.");
   const cursor = search.get("cursor");
   const rows = await listTaskPage(sql, {
     scope: operator.tenantIds,

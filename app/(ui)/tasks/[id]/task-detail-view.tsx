@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { diagnoseTask } from "@/lib/tasks";
+import { isTerminal } from "@/lib/engine/client";
+import { diagnoseTask } from "@/lib/tasks/client";
 import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../../_components/progress-bar";
@@ -13,8 +14,6 @@ import { DiagnosisPanel } from "./diagnosis-panel";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
 import { TaskHeading } from "./task-heading";
-
-const TERMINAL = ["completed", "failed", "cancelled"];
 
 function Json({ value, label }: { value: unknown; label: string }) {
   return (
@@ -33,7 +32,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
     // Active tasks refresh every 2 s; finished ones only rarely (nothing changes but the handle,
     // until the retention cleaner purges them); a tombstone never changes.
     refetchInterval: (query) =>
-      query.state.data?.purged ? false : TERMINAL.includes(query.state.data?.status ?? "") ? 30_000 : 2_000,
+      query.state.data?.purged ? false : query.state.data && isTerminal(query.state.data.status) ? 30_000 : 2_000,
   });
   const view = data ?? initial;
   if (view.purged) return <PurgedTaskView task={view} />;
@@ -47,7 +46,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
     task.workers,
     new Date(task.serverNow),
   );
-  const terminal = TERMINAL.includes(task.status);
+  const terminal = isTerminal(task.status);
   const result = task.terminal?.result;
 
   return (

@@ -1,7 +1,6 @@
 import type postgres from "postgres";
-import type { SqlHandle } from "../../../db/client";
-
-const TERMINAL = "('completed', 'failed', 'cancelled')";
+import type { SqlHandle } from "../../db/client";
+import { TERMINAL_STATUSES_SQL } from "../engine";
 
 /**
  * A consumed requestState nonce is kept this long past its expiry before it is purged: the app
@@ -20,7 +19,7 @@ const eligible = (nowParam: string) => `
   WHERE r.finished_at IS NOT NULL
     AND r.finished_at < coalesce(${nowParam}::timestamptz, now()) - (SELECT min(retention_ms) FROM tenants) * interval '1 millisecond'
     AND r.finished_at < coalesce(${nowParam}::timestamptz, now()) - t.retention_ms * interval '1 millisecond'
-    AND r.status IN ${TERMINAL}`;
+    AND r.status IN ${TERMINAL_STATUSES_SQL}`;
 
 /**
  * One batch as one statement. Rows are picked FOR UPDATE SKIP LOCKED, so a run someone else is
@@ -37,7 +36,7 @@ const PURGE_SQL = `
     FOR UPDATE OF r SKIP LOCKED
   ), gone AS (
     DELETE FROM runs r USING picked p
-    WHERE r.id = p.id AND r.status IN ${TERMINAL}
+    WHERE r.id = p.id AND r.status IN ${TERMINAL_STATUSES_SQL}
     RETURNING r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.created_at, r.finished_at
   ), tombs AS (
     INSERT INTO tombstones (run_id, tenant_id, route_id, workflow_key, final_status, created_at, finished_at,

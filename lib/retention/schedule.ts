@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import { coerceError } from "../errors";
-import type { Logger } from "../logger";
+import type { Logger } from "../engine";
+import { coerceError } from "../engine";
 import { runRetention } from "./run-retention";
 
 export type RetentionTimer = { stop(): Promise<void> };

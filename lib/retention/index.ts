@@ -1,7 +1,7 @@
 // The retention control plane: fenced purge of terminal runs past their tenant's retention.
 
 export { describeRetentionReport } from "./describe";
-export { countPurgeable, NONCE_GRACE_MS } from "./purge-batch";
+export { countPurgeable, NONCE_GRACE_MS, purgeBatch } from "./purge-batch";
 export type { RetentionRunStatus } from "./retention-log";
 export {
   DEFAULT_RETENTION_BATCH,
