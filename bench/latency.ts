@@ -1,8 +1,9 @@
 // (2) Enqueue → step start latency with one idle worker process waiting on LISTEN/NOTIFY: the bench
 // creates one run at a time (workers idle in between) and the step records when it started.
+
+import { CHANNELS, createRun } from "@runifold/sdk";
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { CHANNELS, createRun } from "../lib/engine";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { spawnTs, stopAll, waitFor } from "./lib/procs";

@@ -2,10 +2,10 @@
 // 0.17 no-op jobs/s vs DBOS Transact one-step workflows/s, same server, separate databases, same
 // producer shape (P parallel loops, one create per round trip) and the same per-process concurrency.
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import { createRun } from "@runifold/sdk";
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
 import postgres from "postgres";
 import { migrate } from "../db/migrate";
-import { createRun } from "../lib/engine";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { type Child, inParallel, spawnTs, stopAll, waitFor } from "./lib/procs";

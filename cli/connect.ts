@@ -1,4 +1,4 @@
-import { McpTaskClient } from "../lib/client";
+import { McpTaskClient } from "@runifold/client";
 import { type OptionSpec, option, type Parsed, UsageError } from "./args";
 import type { CliIo } from "./commands/registry";
 

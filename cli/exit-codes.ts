@@ -1,4 +1,4 @@
-import type { TaskOutcome, TaskView } from "../lib/client";
+import type { TaskOutcome, TaskView } from "@runifold/client";
 
 /** The CLI's exit codes (docs/cli.md). */
 export const EXIT = {

@@ -1,4 +1,4 @@
-import type { InputRequest, InputRequestHandler, InputResponse } from "../lib/client";
+import type { InputRequest, InputRequestHandler, InputResponse } from "@runifold/client";
 import { type OptionSpec, parseJsonOption, UsageError } from "./args";
 import type { CliIo } from "./commands/registry";
 import { promptForInput } from "./prompt";

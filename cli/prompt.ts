@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { ElicitParams, InputRequest, InputResponse } from "../lib/client";
+import type { ElicitParams, InputRequest, InputResponse } from "@runifold/client";
 import { type FormField, fieldsFromSchema, type RawValue, validateForm } from "../lib/ui/schema-form";
 
 export type PromptStreams = {

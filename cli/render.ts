@@ -1,4 +1,4 @@
-import type { CallToolResult, InputRequest, TaskOutcome, TaskView } from "../lib/client";
+import type { CallToolResult, InputRequest, TaskOutcome, TaskView } from "@runifold/client";
 import type { CliIo } from "./commands/registry";
 import { exitCodeOfOutcome } from "./exit-codes";
 import { print, printJson } from "./output";

@@ -1,4 +1,4 @@
-import { McpAuthError, McpProtocolError } from "../lib/client";
+import { McpAuthError, McpProtocolError } from "@runifold/client";
 import { CliError, parseArgs, UsageError } from "./args";
 import { type CliIo, commands } from "./commands";
 import { EXIT } from "./exit-codes";

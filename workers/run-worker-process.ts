@@ -1,7 +1,7 @@
+import type { WorkflowRegistry } from "@runifold/sdk";
+import { createLogger, createWorker } from "@runifold/sdk";
 import { createDb } from "../db/client";
 import { resolveDatabaseUrl } from "../db/embedded/database-url";
-import type { WorkflowRegistry } from "../lib/engine";
-import { createLogger, createWorker } from "../lib/engine";
 import { readEnv } from "../lib/env";
 import { type RetentionTimer, startRetentionTimer } from "../lib/retention";
 

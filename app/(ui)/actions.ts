@@ -1,10 +1,10 @@
 "use server";
 
+import { coerceError, createLogger } from "@runifold/sdk";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { OperatorContext } from "@/lib/auth";
-import { webContext } from "@/lib/auth";
-import { coerceError, createLogger } from "@/lib/engine";
+import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "@/lib/ui/actions/route-actions";

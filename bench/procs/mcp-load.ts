@@ -1,8 +1,9 @@
 // The load process for bench/mcp-http.ts: a separate Node process on loopback speaking the modern
 // (2026-07-28) wire to the production build. Bounded: fixed request counts and a fixed duration.
 // Prints one line `RESULT <json>`.
+
+import { cancelRun } from "@runifold/sdk";
 import postgres from "postgres";
-import { cancelRun } from "../../lib/engine";
 
 const url = process.env.BENCH_MCP_URL ?? "";
 const token = process.env.BENCH_TOKEN ?? "";

@@ -1,5 +1,5 @@
+import { createRegistry, defineWorkflow } from "@runifold/sdk";
 import { z } from "zod";
-import { createRegistry, defineWorkflow } from "../../lib/engine";
 
 /**
  * The benchmark workflow: one durable step that records when it started (high-resolution wall clock, same machine

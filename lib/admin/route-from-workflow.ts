@@ -1,6 +1,6 @@
+import type { AnyWorkflow } from "@runifold/sdk";
 import { z } from "zod";
 import type { NewRouteRevision, TaskSupport } from "../../db/queries/routes";
-import type { AnyWorkflow } from "../engine";
 
 /** The tool's advertised input schema, derived from the workflow's zod schema (what callers send). */
 export function toolInputSchema(workflow: AnyWorkflow | undefined): Record<string, unknown> {

@@ -1,7 +1,7 @@
+import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { type Principal, SCOPES, verifyApiKey } from "../auth";
-import type { Logger } from "../engine";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {

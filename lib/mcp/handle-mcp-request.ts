@@ -1,4 +1,4 @@
-import { coerceError } from "../engine";
+import { coerceError } from "@runifold/sdk";
 import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
 import { handleLegacyMessage } from "./legacy/router";
 import type { McpCall, McpDeps } from "./mcp-deps";

@@ -1,6 +1,6 @@
+import type { Logger, WorkflowRegistry } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
-import type { Logger, WorkflowRegistry } from "../engine";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
 export type McpDeps = {

@@ -1,4 +1,4 @@
-import type { WorkflowResult } from "../engine";
+import type { WorkflowResult } from "@runifold/sdk";
 import type { TaskRecord } from "../tasks";
 import { type Era, taskStatus } from "../tasks";
 

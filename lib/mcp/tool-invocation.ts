@@ -1,7 +1,7 @@
+import type { WorkflowResult } from "@runifold/sdk";
+import { InvalidWorkflowInput } from "@runifold/sdk";
 import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
 import type { Principal } from "../auth";
-import type { WorkflowResult } from "../engine";
-import { InvalidWorkflowInput } from "../engine";
 import type { TaskRecord } from "../tasks";
 import { createTaskFromRoute, waitForTask } from "../tasks";
 import { isRecord, McpError, RPC } from "./json-rpc";

@@ -1,5 +1,5 @@
+import { createLogger } from "@runifold/sdk";
 import { shippedWorkflows } from "../../workflows/demo";
-import { createLogger } from "../engine";
 import { readEnv } from "../env";
 import { getSql } from "../server/db";
 import { authenticate } from "./auth-gate";

@@ -1,5 +1,5 @@
+import { coerceError } from "@runifold/sdk";
 import type postgres from "postgres";
-import { coerceError } from "../engine";
 import { bumpFence, currentFenceEpoch, tryRetentionLock } from "./lock";
 import { countPurgeable, purgeBatch } from "./purge-batch";
 import { openRetentionRun, updateRetentionRun } from "./retention-log";

@@ -1,6 +1,6 @@
+import type { Logger } from "@runifold/sdk";
+import { coerceError } from "@runifold/sdk";
 import type postgres from "postgres";
-import type { Logger } from "../engine";
-import { coerceError } from "../engine";
 import { runRetention } from "./run-retention";
 
 export type RetentionTimer = { stop(): Promise<void> };

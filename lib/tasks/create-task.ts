@@ -1,10 +1,10 @@
+import type { WorkflowRegistry } from "@runifold/sdk";
+import { createRun } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { inTransaction } from "../../db/client";
 import type { RouteRow } from "../../db/queries/routes";
 import { jsonParam } from "../../db/sql";
 import type { Principal } from "../auth";
-import type { WorkflowRegistry } from "../engine";
-import { createRun } from "../engine";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { grantTtlMs } from "./ttl";
 

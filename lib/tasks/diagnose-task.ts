@@ -1,5 +1,5 @@
-import type { WaitDetail } from "../engine";
-import { isTerminal, type RunStatus } from "../engine/client";
+import type { WaitDetail } from "@runifold/sdk";
+import { isTerminal, type RunStatus } from "@runifold/sdk/states";
 
 /**
  * Why a task is where it is, in plain language — shared by the operator UI, the CLI (`tasks get`)

@@ -1,4 +1,4 @@
-import type { RunStatus } from "../engine";
+import type { RunStatus } from "@runifold/sdk";
 import type { TaskRecord } from "./queries/task-record";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";

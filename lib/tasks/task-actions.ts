@@ -1,6 +1,6 @@
+import type { InputResponse } from "@runifold/sdk";
+import { cancelRun, type ProvideInputResult, provideInput } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
-import type { InputResponse } from "../engine";
-import { cancelRun, type ProvideInputResult, provideInput } from "../engine";
 import { readTaskHandle } from "./queries/task-record";
 
 /**

@@ -1,5 +1,5 @@
+import { CHANNELS } from "@runifold/sdk";
 import type postgres from "postgres";
-import { CHANNELS } from "../engine";
 
 type Listener = () => void;
 

@@ -1,7 +1,8 @@
 import "server-only";
 import { notFound, redirect } from "next/navigation";
 import type { OperatorContext } from "../auth";
-import { type Operator, type RequireOperatorOptions, requireOperator, webContext } from "../auth";
+import { type Operator, type RequireOperatorOptions, requireOperator } from "../auth";
+import { webContext } from "../auth/web";
 import { isAppError } from "../errors";
 
 /**

@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
+import type { InputRequest } from "@runifold/client";
 import { describe, expect, it } from "vitest";
 import { parseInputs, toInputResponse } from "../../cli/input";
 import { promptForInput } from "../../cli/prompt";
-import type { InputRequest } from "../../lib/client";
 
 const expense: InputRequest = {
   method: "elicitation/create",

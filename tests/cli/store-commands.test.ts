@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { McpAuthError, McpTaskClient } from "@runifold/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOperatorByEmail } from "../../db/queries/operators";
 import { verifyPassword } from "../../lib/auth";
-import { McpAuthError, McpTaskClient } from "../../lib/client";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { ROOT } from "../helpers/processes";

@@ -1,5 +1,5 @@
+import { isTaskNotFound, McpAuthError, McpProtocolError, McpTaskClient, type TaskView } from "@runifold/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isTaskNotFound, McpAuthError, McpProtocolError, McpTaskClient, type TaskView } from "../../lib/client";
 import { type ClientFixture, startClientFixture } from "./client-fixture";
 
 let fx: ClientFixture;

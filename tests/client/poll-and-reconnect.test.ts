@@ -1,5 +1,5 @@
+import { McpTaskClient, pollDelay, type TaskView } from "@runifold/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpTaskClient, pollDelay, type TaskView } from "../../lib/client";
 import { type ClientFixture, startClientFixture } from "./client-fixture";
 
 describe("pollDelay", () => {

@@ -1,5 +1,3 @@
-import type postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   cancelRun,
   createRegistry,
@@ -9,8 +7,10 @@ import {
   provideInput,
   sendSignal,
   silentLogger,
-} from "../../lib/engine";
-import { finishRun } from "../../lib/engine/testing";
+} from "@runifold/sdk";
+import { finishRun } from "@runifold/sdk/testing";
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateReport } from "../../workflows/demo/generate-report";
 import { everything, leaky, STEP_LOG_DDL, slowSteps, testRegistry } from "../fixtures/engine-workflows";
 import { freshDatabase } from "../helpers/db";

@@ -1,8 +1,8 @@
+import { createRun } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { summary } from "../../bench/lib/stats";
 import { createApiKey } from "../../lib/auth";
-import { createRun } from "../../lib/engine";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";

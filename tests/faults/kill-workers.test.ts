@@ -1,6 +1,6 @@
+import { createRun } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun } from "../../lib/engine";
 import { freshDatabase } from "../helpers/db";
 import { spawnTs, until, waitForExit } from "../helpers/processes";
 import { STEP_LOG_DDL } from "./step-log";

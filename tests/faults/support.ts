@@ -1,5 +1,5 @@
+import { createRegistry, defineWorkflow } from "@runifold/sdk";
 import { z } from "zod";
-import { createRegistry, defineWorkflow } from "../../lib/engine";
 import { stepLog } from "./step-log";
 
 /** RUNIFOLD_FAULTS=quick (the default, inside `npm test`) or full (`npm run test:faults`). */

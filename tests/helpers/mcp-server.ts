@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
-import { createWorker, type Logger, silentLogger, type Worker } from "../../lib/engine";
 import { authenticate, handleMcpPost } from "../../lib/mcp";
 import { shippedWorkflows } from "../../workflows/demo";
 

@@ -1,7 +1,7 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorker, silentLogger, type Worker } from "../../lib/engine";
 import { shippedWorkflows } from "../../workflows/demo";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";

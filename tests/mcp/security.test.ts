@@ -1,9 +1,9 @@
+import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../db/queries/api-keys";
 import { createTenant, findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
-import type { Logger } from "../../lib/engine";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";

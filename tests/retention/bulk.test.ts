@@ -1,8 +1,8 @@
+import { createRegistry, createRun, createWorker, defineWorkflow, silentLogger } from "@runifold/sdk";
+import { claimRuns, finishRun } from "@runifold/sdk/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createRegistry, createRun, createWorker, defineWorkflow, silentLogger } from "../../lib/engine";
-import { claimRuns, finishRun } from "../../lib/engine/testing";
 import { runRetention } from "../../lib/retention";
 import { freshDatabase } from "../helpers/db";
 import { until } from "../helpers/processes";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import { silentLogger } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../lib/engine";
 import { purgeBatch, runRetention, startRetentionTimer } from "../../lib/retention";
 import { listRetentionRuns, listTombstones, readRetentionFence, readTaskRecord, readTombstone } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createRun } from "@runifold/sdk";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEmbeddedUrl } from "../../db/embedded/embedded-postgres";
 import { freePort } from "../../db/embedded/free-port";
-import { createRun } from "../../lib/engine";
 import { ROOT, until, waitForExit } from "../helpers/processes";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { createRun } from "@runifold/sdk";
 import type postgres from "postgres";
 import { addOperatorTenant, createOperator, type OperatorRole } from "../../db/queries/operators";
 import { createTenant } from "../../db/queries/tenants";
 import { jsonParam } from "../../db/sql";
 import type { OperatorContext } from "../../lib/auth";
 import { hashPassword } from "../../lib/auth";
-import { createRun } from "../../lib/engine";
 
 /** An OperatorContext as a signed-in operator (or nobody) would have it, without a Next request. */
 export function contextFor(sql: postgres.Sql, operatorId: string | null, headers: Record<string, string> = {}): OperatorContext {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { createRun } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
 import { createApiKey, requireOperator } from "../../lib/auth";
-import { createRun } from "../../lib/engine";
 import { AppError } from "../../lib/errors";
 import { createKeyAction, revokeKeyAction } from "../../lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "../../lib/ui/actions/route-actions";

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
+import { createRun } from "@runifold/sdk";
+import { claimRuns, finishRun } from "@runifold/sdk/testing";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
 import { requireOperator } from "../../lib/auth";
-import { createRun } from "../../lib/engine";
-import { claimRuns, finishRun } from "../../lib/engine/testing";
 import { runRetention } from "../../lib/retention";
 import { handleTaskDetail } from "../../lib/ui/handlers/task-handlers";
 import { presentRetention, type RetentionView, TOMBSTONE_PAGE_SIZE } from "../../lib/ui/presenters/retention";

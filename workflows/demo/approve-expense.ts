@@ -1,5 +1,5 @@
+import { defineWorkflow } from "@runifold/sdk";
 import { z } from "zod";
-import { defineWorkflow } from "../../lib/engine";
 
 /**
  * approve-expense@1: asks a human (an MCP client or an operator in the inbox) for a decision

@@ -1,5 +1,5 @@
+import { type AnyWorkflow, defineWorkflow, type InputRequest, WorkflowFailure } from "@runifold/sdk";
 import { z } from "zod";
-import { type AnyWorkflow, defineWorkflow, type InputRequest, WorkflowFailure } from "../../lib/engine";
 
 /**
  * The official conformance suite's fixture tools (tasks-* scenarios) as real durable workflows.

@@ -1,5 +1,5 @@
+import { defineWorkflow } from "@runifold/sdk";
 import { z } from "zod";
-import { defineWorkflow } from "../../lib/engine";
 
 /**
  * generate-report@1: gathers sections step by step with visible progress, waits durably (a report

@@ -1,4 +1,4 @@
-import { createRegistry } from "../../lib/engine";
+import { createRegistry } from "@runifold/sdk";
 import { approveExpense } from "./approve-expense";
 import { conformanceWorkflows } from "./conformance";
 import { generateReport } from "./generate-report";

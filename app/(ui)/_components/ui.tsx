@@ -1,5 +1,5 @@
+import type { RunStatus } from "@runifold/sdk";
 import type { ReactNode } from "react";
-import type { RunStatus } from "@/lib/engine";
 import { STATUS_LABEL, statusTone } from "@/lib/ui/presenters/status-labels";
 
 // Small presentational pieces shared by the console pages (no hooks: usable on server and client).

@@ -1,4 +1,4 @@
-import type { InputResponse } from "../../../lib/client";
+import type { InputResponse } from "@runifold/client";
 import { CliError, intOption, positionals, UsageError } from "../../args";
 import { CLIENT_OPTIONS, connectClient } from "../../connect";
 import { EXIT, exitCodeOfTask } from "../../exit-codes";

@@ -1,4 +1,4 @@
-import type { InputResponse } from "../../engine";
+import type { InputResponse } from "@runifold/sdk";
 import { answerTaskByHandle } from "../../tasks";
 import { isRecord, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";

@@ -1,4 +1,4 @@
-import type { InputResponse } from "../../engine";
+import type { InputResponse } from "@runifold/sdk";
 import { answerTaskByHandle, cancelTaskByHandle, readTaskHandle } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";

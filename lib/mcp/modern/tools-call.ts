@@ -1,4 +1,4 @@
-import type { InputRequest, InputResponse } from "../../engine";
+import type { InputRequest, InputResponse } from "@runifold/sdk";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { issueRequestState, redeemRequestState } from "../request-state";

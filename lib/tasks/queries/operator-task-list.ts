@@ -1,5 +1,5 @@
+import type { RunStatus, WaitDetail } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
-import type { RunStatus, WaitDetail } from "../../engine";
 import { HANDLE_EXPIRED_SQL } from "./task-columns";
 import { ONLINE_WORKERS_JSON } from "./workers";
 

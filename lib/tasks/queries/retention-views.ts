@@ -1,7 +1,7 @@
+import type { RunStatus } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { SqlHandle } from "../../../db/client";
 import { isUuid } from "../../../db/sql";
-import type { RunStatus } from "../../engine";
 
 /**
  * Read models for the operator UI's retention pages (framework-free: plain rows in, plain objects

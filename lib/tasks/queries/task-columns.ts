@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES_SQL } from "../../engine";
+import { TERMINAL_STATUSES_SQL } from "@runifold/sdk";
 
 /**
  * SQL fragments every task read derives from a run row aliased `r` — one definition, so the MCP

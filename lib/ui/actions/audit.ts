@@ -1,4 +1,4 @@
-import { createLogger } from "../../engine";
+import { createLogger } from "@runifold/sdk";
 
 /**
  * The audit trail of operator actions: one JSON line per action on stderr (the process log), with

@@ -1,9 +1,9 @@
 import "server-only";
+import type { InputResponse } from "@runifold/sdk";
+import { cancelRun, provideInput } from "@runifold/sdk";
 import { z } from "zod";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
-import type { InputResponse } from "../../engine";
-import { cancelRun, provideInput } from "../../engine";
 import { AppError } from "../../errors";
 import { findPendingInput, findTaskTenant } from "../../tasks";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";

@@ -1,7 +1,7 @@
 import "server-only";
+import { coerceError, createLogger } from "@runifold/sdk";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
-import { coerceError, createLogger } from "../../engine";
 import { AppError, isAppError } from "../../errors";
 import { presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
 import { presentTaskPage } from "../presenters/task-list";

@@ -1,7 +1,7 @@
 import "server-only";
+import { isTerminal, RUN_STATUSES, type RunStatus } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
-import { isTerminal, RUN_STATUSES, type RunStatus } from "../../engine";
 import { countActiveByStatus, countFinishedSince, listOnlineWorkers, listRecentFailures, tasksPerMinute } from "../../tasks";
 
 export type ChartSeries = { route: string; values: number[] };

@@ -1,7 +1,7 @@
 import "server-only";
+import type { RunStatus } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
-import type { RunStatus } from "../../engine";
 import {
   listRetentionRunsForTenants,
   listTombstonesInTenants,

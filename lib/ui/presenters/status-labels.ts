@@ -1,4 +1,4 @@
-import type { RunStatus } from "../../engine";
+import type { RunStatus } from "@runifold/sdk";
 
 /** How run statuses read in the UI (and the list's status filter options). Safe for client code. */
 export const STATUS_LABEL: Record<RunStatus, string> = {

@@ -1,7 +1,7 @@
 import "server-only";
+import type { InputRequest, RunStatus, WaitDetail } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
-import type { InputRequest, RunStatus, WaitDetail } from "../../engine";
 import { findTaskDetail, findTombstoneInTenants, listTaskEvents, type RunEventRow } from "../../tasks";
 import { formatMs } from "./retention";
 

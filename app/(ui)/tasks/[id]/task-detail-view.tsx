@@ -1,9 +1,9 @@
 "use client";
 
+import { isTerminal } from "@runifold/sdk/states";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { isTerminal } from "@/lib/engine/client";
 import { diagnoseTask } from "@/lib/tasks/client";
 import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";

@@ -1,6 +1,6 @@
+import type { RunStatus } from "@runifold/sdk";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { RunStatus } from "@/lib/engine";
 import { StatusBadge } from "../../_components/ui";
 
 /** Breadcrumb, task ID and status line shared by the live and the purged task page. */

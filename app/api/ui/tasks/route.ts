@@ -1,4 +1,4 @@
-import { webContext } from "@/lib/auth";
+import { webContext } from "@/lib/auth/web";
 import { handleTaskList } from "@/lib/ui/handlers/task-handlers";
 
 export const dynamic = "force-dynamic";
