@@ -6,10 +6,10 @@ export default defineConfig({
     alias: {
       "@": fileURLToPath(new URL("./", import.meta.url)),
       // The workspace packages resolve to their sources (as tsconfig.json paths do for tsc, tsx and Next).
-      "@runifold/sdk/testing": fileURLToPath(new URL("./lib/engine/testing.ts", import.meta.url)),
-      "@runifold/sdk/states": fileURLToPath(new URL("./lib/engine/states.ts", import.meta.url)),
-      "@runifold/sdk": fileURLToPath(new URL("./lib/engine/index.ts", import.meta.url)),
-      "@runifold/client": fileURLToPath(new URL("./lib/client/index.ts", import.meta.url)),
+      "@runifold/sdk/testing": fileURLToPath(new URL("./packages/sdk/src/testing.ts", import.meta.url)),
+      "@runifold/sdk/states": fileURLToPath(new URL("./packages/sdk/src/states.ts", import.meta.url)),
+      "@runifold/sdk": fileURLToPath(new URL("./packages/sdk/src/index.ts", import.meta.url)),
+      "@runifold/client": fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)),
       // The marker throws outside React Server Components; tests call server modules directly.
       "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
     },

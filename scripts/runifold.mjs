@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const loader = import.meta.resolve("tsx");
 const main = path.join(root, "cli", "main.ts");
-const child = spawn(process.execPath, ["--import", loader, main, ...process.argv.slice(2)], { stdio: "inherit" });
+// tsx resolves the workspace packages (@runifold/*) through this project's tsconfig paths, wherever
+// the command is run from.
+const env = { ...process.env, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
+const child = spawn(process.execPath, ["--import", loader, main, ...process.argv.slice(2)], { stdio: "inherit", env });
 
 // Ctrl-C reaches the child directly (same process group): the first one only stops its wait, so
 // SIGINT is not forwarded (that would be a second one). Signals sent to this process alone are.

@@ -1,6 +1,6 @@
-import type { SqlHandle } from "../../../db/client";
-import { inTransaction } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { inTransaction } from "../../../../db/client";
+import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { InputRequest, InputResponse } from "../workflow";
 import { lockLeasedRun } from "./transaction";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "../../../db/client";
 import { createReplayContext, isTransientStoreError } from "./context";
 import { coerceError, LeaseLost, RunSuspended, StoreUnavailable, WorkflowFailure } from "./errors";
 import type { Logger } from "./logger";

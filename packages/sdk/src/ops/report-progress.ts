@@ -1,5 +1,5 @@
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { Progress } from "../workflow";
 import { LEASE_GUARD, type Lease } from "./types";

@@ -1,5 +1,5 @@
-import type { SqlHandle } from "../../../db/client";
-import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { PREPARED } from "../../../../db/sql";
 import { type RunRow, runColumns } from "./types";
 
 export type ClaimedRun = RunRow & { db_now: Date };

@@ -1,5 +1,5 @@
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam, PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { jsonParam, PREPARED } from "../../../../db/sql";
 import { LEASE_GUARD, type Lease } from "./types";
 
 /**

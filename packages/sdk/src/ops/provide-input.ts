@@ -1,6 +1,6 @@
-import type { SqlHandle } from "../../../db/client";
-import { inTransaction } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { inTransaction } from "../../../../db/client";
+import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import { isTerminal, type RunStatus } from "../states";
 import type { InputResponse } from "../workflow";

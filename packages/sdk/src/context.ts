@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "../../../db/client";
 import { coerceError, LeaseLost, NonRetryableError, RunSuspended, StoreUnavailable } from "./errors";
 import { checkpointStep } from "./ops/checkpoint-step";
 import type { RunState } from "./ops/load-run-state";

@@ -1,6 +1,6 @@
-import type { SqlHandle } from "../../../db/client";
-import { inTransaction } from "../../../db/client";
-import { jsonParam } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { inTransaction } from "../../../../db/client";
+import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease } from "./types";

@@ -1,5 +1,5 @@
-import type { SqlHandle } from "../../../db/client";
-import { PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { PREPARED } from "../../../../db/sql";
 import type { InputResponse } from "../workflow";
 
 export type RunState = { steps: Map<string, unknown>; answers: Map<string, InputResponse> };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { SqlHandle } from "../../../db/client";
-import { jsonParam, PREPARED } from "../../../db/sql";
+import type { SqlHandle } from "../../../../db/client";
+import { jsonParam, PREPARED } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { type AnyWorkflow, workflowKey } from "../workflow";
