@@ -1,3 +1,2 @@
-export { authenticate } from "./auth-gate";
-export { handleMcpPost } from "./handle-mcp-request";
-export { createMcpRouteHandler, methodNotAllowed } from "./with-mcp-auth";
+export type { McpHandlerDeps } from "./create-mcp-handler";
+export { createMcpHandler, methodNotAllowed } from "./create-mcp-handler";

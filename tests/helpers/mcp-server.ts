@@ -2,18 +2,26 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
-import { authenticate, handleMcpPost } from "../../lib/mcp";
+import { createMcpHandler } from "../../lib/mcp";
 import { shippedWorkflows } from "../../workflows/demo";
 
 /**
- * A real HTTP server around the same authenticate → handleMcpPost path that app/api/mcp/route.ts
- * uses, plus an in-process worker: protocol tests run over real sockets without a Next build.
+ * A real HTTP server around the same createMcpHandler that app/api/mcp/route.ts binds (with test
+ * dependencies instead of the process environment), plus an in-process worker: protocol tests run over real sockets without a Next build.
  * (The Next app itself is exercised by the conformance suite and the Playwright e2e run.)
  */
 export async function startMcpTestServer(
   sql: postgres.Sql,
   options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean; logger?: Logger; port?: number } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
+  const handleMcp = createMcpHandler({
+    sql: () => sql,
+    registry: shippedWorkflows,
+    logger: options.logger ?? silentLogger,
+    allowedOrigins: options.allowedOrigins ?? [],
+    insecureLoopbackTenant: options.insecureLoopbackTenant,
+    host: "127.0.0.1",
+  });
   const server = http.createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -26,32 +34,7 @@ export async function startMcpTestServer(
         body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
         signal: controller.signal,
       });
-      let response: Response;
-      if (req.method !== "POST") {
-        response = new Response(null, { status: 405 });
-      } else {
-        // As lib/mcp/with-mcp-auth.ts: a store that cannot authenticate answers 503, not 500.
-        const gate = await authenticate(request, {
-          sql,
-          logger: options.logger ?? silentLogger,
-          allowedOrigins: options.allowedOrigins ?? [],
-          insecureLoopbackTenant: options.insecureLoopbackTenant,
-          host: "127.0.0.1",
-        }).catch(
-          () =>
-            new Response(JSON.stringify({ error: "unavailable", message: "Service temporarily unavailable" }), {
-              status: 503,
-              headers: { "content-type": "application/json" },
-            }),
-        );
-        response =
-          gate instanceof Response
-            ? gate
-            : await handleMcpPost(
-                { sql, registry: shippedWorkflows, logger: options.logger ?? silentLogger, reauthorize: gate.reauthorize },
-                { principal: gate.principal, request, signal: controller.signal },
-              );
-      }
+      const response = req.method === "POST" ? await handleMcp(request) : new Response(null, { status: 405 });
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (response.body) {
         const reader = response.body.getReader();

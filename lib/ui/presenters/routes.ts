@@ -1,8 +1,8 @@
 import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
-import { shippedWorkflows } from "../../../workflows/demo";
 import type { Operator } from "../../auth";
+import { webRegistry } from "../../server/registry";
 import { listOnlineWorkers } from "../../tasks";
 import { listVisibleTenants } from "./tenants";
 
@@ -68,6 +68,8 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
   return {
     routes,
     tenants: tenants.map((t) => ({ id: t.id, slug: t.slug })),
-    knownWorkflows: shippedWorkflows.all().map((w) => ({ name: w.name, version: w.version })),
+    knownWorkflows: webRegistry()
+      .all()
+      .map((w) => ({ name: w.name, version: w.version })),
   };
 }

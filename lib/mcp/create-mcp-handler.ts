@@ -1,0 +1,51 @@
+import type { Logger, WorkflowRegistry } from "@runifold/sdk";
+import type postgres from "postgres";
+import { authenticate } from "./auth-gate";
+import { handleMcpPost } from "./handle-mcp-request";
+import { jsonResponse } from "./json-rpc";
+
+/** Everything the MCP endpoint needs from its process, passed in: no env reads, no singletons. */
+export type McpHandlerDeps = {
+  /** The pool, resolved per request (the web process creates it lazily on first use). */
+  sql: () => postgres.Sql;
+  registry: WorkflowRegistry;
+  logger: Logger;
+  /** Origins allowed besides same-origin (RUNIFOLD_ALLOWED_ORIGINS plus the public URL's origin). */
+  allowedOrigins: string[];
+  /** The loopback-only test tenant (RUNIFOLD_INSECURE_LOOPBACK_TENANT); refused off loopback. */
+  insecureLoopbackTenant?: string;
+  /** The address this server listens on (HOST). */
+  host: string;
+};
+
+/**
+ * POST /api/mcp as a pure function of its dependencies: authenticate → handle. Stateless, so any
+ * instance can serve any request. A store that cannot authenticate answers 503, not 500. The web
+ * route (app/api/mcp/route.ts via lib/server) and the test server (tests/helpers/mcp-server.ts)
+ * both bind this one function.
+ */
+export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Promise<Response> {
+  return async function handleMcp(request: Request): Promise<Response> {
+    const sql = deps.sql();
+    const gate = await authenticate(request, {
+      sql,
+      logger: deps.logger,
+      allowedOrigins: deps.allowedOrigins,
+      insecureLoopbackTenant: deps.insecureLoopbackTenant,
+      host: deps.host,
+    }).catch((error) => {
+      deps.logger.error("authentication unavailable", { error: (error as Error).message });
+      return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
+    });
+    if (gate instanceof Response) return gate;
+    return handleMcpPost(
+      { sql, registry: deps.registry, logger: deps.logger, reauthorize: gate.reauthorize },
+      { principal: gate.principal, request, signal: request.signal },
+    );
+  };
+}
+
+/** GET and DELETE: no sessions and no standalone stream on this server. */
+export function methodNotAllowed(): Response {
+  return jsonResponse({ error: "method_not_allowed", message: "Use POST" }, 405, { allow: "POST" });
+}
