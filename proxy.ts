@@ -15,5 +15,13 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/overview/:path*", "/tasks/:path*", "/inbox/:path*", "/tenants/:path*", "/routes/:path*", "/workers/:path*"],
+  matcher: [
+    "/overview/:path*",
+    "/tasks/:path*",
+    "/inbox/:path*",
+    "/tenants/:path*",
+    "/routes/:path*",
+    "/workers/:path*",
+    "/retention/:path*",
+  ],
 };

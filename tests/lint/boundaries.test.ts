@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// The import boundaries of DESIGN.md §6 are biome noRestrictedImports rules in biome.json. This test
+// The import boundaries of docs/architecture.md ("Where does X live") are biome noRestrictedImports rules in biome.json. This test
 // copies that real configuration into an empty project, writes one file per rule at the path the
 // rule governs, and runs biome on it: each violation must be reported, and the allowed forms not.
 

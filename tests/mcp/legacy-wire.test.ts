@@ -11,7 +11,7 @@ import { until } from "../helpers/processes";
 
 /**
  * The legacy leg on the wire, with raw JSON-RPC (no SDK): exact codes, shapes and HTTP statuses.
- * Each test names the checklist items (mcp-tasks-spec.md part a, L1–L20) it covers.
+ * Each test names the checklist items (docs/mcp-legacy.md, L1–L20) it covers.
  */
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;

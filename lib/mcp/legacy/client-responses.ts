@@ -10,7 +10,7 @@ import { parseElicitationRequestId } from "./elicitation-ids";
 /**
  * A JSON-RPC *response* POSTed by the client: its answer to an `elicitation/create` we streamed on
  * some instance's tasks/result. Whichever instance receives it writes it through the one
- * provideInput operation (DESIGN §3), so the task resumes wherever it runs. Streamable HTTP: a
+ * provideInput operation (docs/architecture.md "One round trip per transition"), so the task resumes wherever it runs. Streamable HTTP: a
  * response the server accepts gets 202 with no body.
  *
  * - An ID we never issued, or one for a task the caller cannot see (another key or tenant, expired),

@@ -5,7 +5,7 @@ import { negotiateVersion, versionHasTasks } from "./protocol-version";
  * `initialize`. Stateless: nothing is remembered (no Mcp-Session-Id is minted); every later request
  * states its version in the MCP-Protocol-Version header. `capabilities.tasks` is declared only when
  * the negotiated version has tasks; `list` and `cancel` are declared because both are implemented
- * and bound to the caller's API key (checklist L1; tasks.mdx "Security Considerations": only
+ * and bound to the caller's API key (docs/mcp-legacy.md checklist L1; tasks.mdx "Security Considerations": only
  * receivers that can identify requestors should offer tasks/list).
  */
 export function initialize(params: Record<string, unknown>) {

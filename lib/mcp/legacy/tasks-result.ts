@@ -8,7 +8,7 @@ import { terminalAnswer } from "./terminal-answer";
 
 /**
  * tasks/result (2025-11-25 "Result Retrieval"): a terminal task is answered at once; a `working` or
- * `input_required` one MUST block until it is terminal (checklist L11) — never a partial result or
+ * `input_required` one MUST block until it is terminal (docs/mcp-legacy.md checklist L11) — never a partial result or
  * an error (the hang in SDKs and the Inspector came from servers doing otherwise).
  *
  * A client that accepts `text/event-stream` gets the wait as an SSE stream on which the task's

@@ -7,7 +7,7 @@ import { cancelledResult } from "../tool-invocation";
  * The final answer of tasks/result for a terminal task (2025-11-25 "Result Retrieval": exactly what
  * the underlying request would have returned, a successful result or a JSON-RPC error):
  *  - a tool result, `isError: true` included, is returned as stored, as a successful response
- *    carrying `_meta["io.modelcontextprotocol/related-task"]` (checklist L10, L12, L13);
+ *    carrying `_meta["io.modelcontextprotocol/related-task"]` (docs/mcp-legacy.md checklist L10, L12, L13);
  *  - a run that failed with a JSON-RPC error replays that same error unchanged — an error has no
  *    `_meta` to carry the related-task key, and adding it to `data` would change the error (L10);
  *  - a cancelled task has no result of its own. The spec does not say what to return; we answer what

@@ -4,7 +4,7 @@ import { toolDescriptor } from "../tool-invocation";
 
 /**
  * tools/list: the tenant's enabled routes, each with `execution.taskSupport` (forbidden, optional or
- * required; checklist L2). One page: a tenant has few tools, so no cursor is issued.
+ * required; docs/mcp-legacy.md checklist L2). One page: a tenant has few tools, so no cursor is issued.
  */
 export async function toolsList(deps: McpDeps, call: McpCall) {
   const routes = await listActiveRoutes(deps.sql, call.principal.tenantId);
