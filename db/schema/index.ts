@@ -1,4 +1,5 @@
 export * from "./api-keys";
+export * from "./definitions";
 export * from "./operators";
 export * from "./protocol-state";
 export * from "./retention";

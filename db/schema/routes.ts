@@ -20,6 +20,13 @@ export const routes = pgTable(
     title: text("title"),
     description: text("description").notNull().default(""),
     inputSchema: jsonb("input_schema").notNull(),
+    /**
+     * The published definition revision this route revision was bound to (null: bound without a
+     * published definition, `--allow-unpublished`), and its preflight input requests, copied at
+     * binding so tools/call reads one row.
+     */
+    definitionRevision: integer("definition_revision"),
+    preflight: jsonb("preflight"),
     /** forbidden | optional | required (the legacy era's execution.taskSupport). */
     taskSupport: text("task_support").notNull().default("optional"),
     maxTtlMs: bigint("max_ttl_ms", { mode: "number" }),
