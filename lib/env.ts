@@ -17,7 +17,7 @@ const ZEnv = z
     /** A crashed worker's runs become claimable again this long after its last sign of life. */
     RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
     RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
-    /** How often each worker attempts a retention pass (only one cleaner acts at a time). */
+    /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     RUNIFOLD_PUBLIC_URL: z.url().optional(),
     RUNIFOLD_ALLOWED_ORIGINS: z
@@ -41,6 +41,8 @@ const ZEnv = z
      */
     RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
     RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    /** The workflows module `npm start` and `npm run worker` serve with runifold-worker (default: the demo). */
+    RUNIFOLD_WORKFLOWS: z.string().min(1).optional(),
   })
   .refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
     path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],

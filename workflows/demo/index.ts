@@ -5,3 +5,6 @@ import { generateReport } from "./generate-report";
 
 /** Every workflow this build ships; workers serve all of them and the web app validates inputs with them. */
 export const shippedWorkflows = createRegistry([generateReport, approveExpense, ...conformanceWorkflows]);
+
+/** The module's definitions, as `runifold-worker --workflows workflows/demo/index.ts` loads them. */
+export default shippedWorkflows.all();

@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type { Sql } from "../../../../db/client";
+import { describeDefinition } from "../definitions/describe";
+import { type PublishOutcome, publishDefinitions } from "../definitions/publish";
+import type { Logger } from "../logger";
+import { createWorker, type Worker } from "../worker";
+import { type AnyWorkflow, createRegistry } from "../workflow";
+import { assertSchemaSupported, readSchemaStatus } from "./schema-check";
+
+export type ServeOptions = {
+  sql: Sql;
+  workflows: AnyWorkflow[];
+  logger: Logger;
+  concurrency?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  workerId?: string;
+};
+
+export type ServedWorker = { worker: Worker; published: PublishOutcome[] };
+
+/**
+ * What a worker process does before it claims anything: refuse a store older than this SDK,
+ * publish every definition it serves (refused, with "bump the version", when a live version would
+ * change meaning), then start the claim loop. Publishing first means a run is never served by a
+ * worker whose definition the web tier has not seen.
+ */
+export async function serveWorkflows(options: ServeOptions): Promise<ServedWorker> {
+  const { sql, logger } = options;
+  const status = await readSchemaStatus(sql);
+  assertSchemaSupported(status);
+  if (status.unknown.length > 0) {
+    logger.warn("the store's schema is newer than this SDK; upgrade @runifold/sdk when you can", { newer: status.unknown });
+  }
+  const registry = createRegistry(options.workflows);
+  const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const published = await publishDefinitions(sql, options.workflows.map(describeDefinition), workerId);
+  for (const outcome of published) logger.info("definition", { ...outcome });
+  const worker = createWorker({
+    sql,
+    registry,
+    logger,
+    workerId,
+    concurrency: options.concurrency,
+    leaseMs: options.leaseMs,
+    pollMs: options.pollMs,
+  });
+  await worker.start();
+  return { worker, published };
+}

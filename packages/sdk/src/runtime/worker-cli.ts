@@ -1,0 +1,166 @@
+import postgres from "postgres";
+import type { Sql } from "../../../../db/client";
+import { createLogger, type Logger } from "../logger";
+import type { AnyWorkflow } from "../workflow";
+import { loadWorkflowsModule, WorkflowsModuleError } from "./load-workflows";
+import { SchemaMismatchError } from "./schema-check";
+import { serveWorkflows } from "./serve";
+import { readWorkerEnv } from "./worker-env";
+
+export const WORKER_HELP = `runifold-worker — serve a module of Runifold workflows
+
+Usage: runifold-worker --workflows <module>
+
+  --workflows <module>   a .js/.mjs module (.ts with a loader such as tsx) whose default export is an
+                         array of defineWorkflow(...) definitions (named exports of definitions also
+                         count); default: $RUNIFOLD_WORKFLOWS
+  -h, --help             this text
+
+Environment:
+  DATABASE_URL                  the Runifold store (postgres://…), required
+  RUNIFOLD_WORKER_CONCURRENCY   runs executed at once (default 16)
+  RUNIFOLD_LEASE_MS             a crashed worker's runs are claimable again after this (default 15000)
+  RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
+  RUNIFOLD_LOG_LEVEL            debug | info | warn | error | silent (default info; JSON lines on stderr)
+
+On start it checks the store's schema, publishes each definition (name, version, input JSON Schema,
+preflight requests, fingerprint) and then claims runs. SIGTERM or SIGINT drains (running attempts
+finish or are handed back within 10 s); a second signal exits at once.
+Exit codes: 0 drained, 1 runtime failure, 2 usage, 3 configuration (module, env, database, schema).
+`;
+
+/** Parses argv; returns the module path, "help", or a usage error message. */
+export function parseWorkerArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): string | { help: true } | { usage: string } {
+  let workflows = env.RUNIFOLD_WORKFLOWS || undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === "-h" || arg === "--help") return { help: true };
+    if (arg === "--workflows") {
+      const value = argv[i + 1];
+      if (!value || value.startsWith("-")) return { usage: "--workflows needs a module path" };
+      workflows = value;
+      i += 1;
+    } else if (arg.startsWith("--workflows=")) workflows = arg.slice("--workflows=".length);
+    else return { usage: `unknown argument: ${arg}` };
+  }
+  if (!workflows) return { usage: "which workflows? pass --workflows <module> (or set RUNIFOLD_WORKFLOWS)" };
+  return workflows;
+}
+
+/**
+ * The worker process: returns an exit code for a start-up failure, or undefined once serving (the
+ * process then lives until a signal drains it).
+ */
+export async function runWorkerCli(argv: string[], rawEnv: Record<string, string | undefined>): Promise<number | undefined> {
+  const args = parseWorkerArgs(argv, rawEnv);
+  if (typeof args === "object" && "help" in args) {
+    process.stdout.write(WORKER_HELP);
+    return 0;
+  }
+  if (typeof args === "object") {
+    process.stderr.write(`runifold-worker: ${args.usage}\n\n${WORKER_HELP}`);
+    return 2;
+  }
+  let workflows: Awaited<ReturnType<typeof loadWorkflowsModule>>;
+  try {
+    workflows = await loadWorkflowsModule(args);
+  } catch (error) {
+    if (error instanceof WorkflowsModuleError) {
+      process.stderr.write(`runifold-worker: ${error.message}\n`);
+      return 3;
+    }
+    throw error;
+  }
+  return runWorker({ workflows, env: rawEnv });
+}
+
+export type RunWorkerOptions = {
+  workflows: AnyWorkflow[];
+  env: Record<string, string | undefined>;
+  /** Called once serving (e.g. to start a process's own timers); its stop runs before the pool closes. */
+  onServing?: (served: { sql: Sql; workerId: string; logger: Logger }) => { stop(): Promise<void> } | undefined;
+};
+
+/**
+ * A worker process for definitions already in hand: env, pool, schema check, publish, serve, and
+ * drain on the first SIGTERM/SIGINT (exit 130 on the second). Returns an exit code for a start-up
+ * failure, or undefined once serving.
+ */
+export async function runWorker(options: RunWorkerOptions): Promise<number | undefined> {
+  const fail = (message: string) => {
+    process.stderr.write(`runifold-worker: ${message}\n`);
+    return 3;
+  };
+  let env: ReturnType<typeof readWorkerEnv>;
+  try {
+    env = readWorkerEnv(options.env);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  if (!env.DATABASE_URL) return fail("DATABASE_URL is not set: point it at the Runifold store (postgres://…)");
+  const workflows = options.workflows;
+  const logger = createLogger("worker", env.RUNIFOLD_LOG_LEVEL);
+  const sql = postgres(env.DATABASE_URL, {
+    max: Math.min(env.RUNIFOLD_WORKER_CONCURRENCY, 8) + 2,
+    idle_timeout: 30,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: "runifold-worker" },
+  });
+  try {
+    await sql`SELECT 1`;
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    return fail(`cannot reach the database at ${redactUrl(env.DATABASE_URL)}: ${(error as Error).message}`);
+  }
+  let served: Awaited<ReturnType<typeof serveWorkflows>>;
+  try {
+    served = await serveWorkflows({
+      sql,
+      workflows,
+      logger,
+      concurrency: env.RUNIFOLD_WORKER_CONCURRENCY,
+      leaseMs: env.RUNIFOLD_LEASE_MS,
+      pollMs: env.RUNIFOLD_POLL_MS,
+    });
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    if (error instanceof SchemaMismatchError || (error as Error).name === "DefinitionConflictError")
+      return fail((error as Error).message);
+    throw error;
+  }
+  logger.info("serving", { worker: served.worker.id, workflows: workflows.map((w) => `${w.name}@${w.version}`) });
+  const extra = options.onServing?.({ sql, workerId: served.worker.id, logger });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn("second signal: exiting without draining", { signal });
+      process.exit(130);
+    }
+    logger.info("draining", { signal });
+    Promise.all([served.worker.stop(10_000), extra?.stop()])
+      .then(() => sql.end({ timeout: 5 }))
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return undefined;
+}
+
+/** The URL without its password, for error messages (secrets are never printed). */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}

@@ -1,0 +1,24 @@
+import { z } from "zod";
+
+/** The worker CLI's environment (DESIGN.md §1): parsed once; a bad value names the variable. */
+const WorkerEnv = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  RUNIFOLD_WORKFLOWS: z.string().min(1).optional(),
+  RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
+  RUNIFOLD_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  RUNIFOLD_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type WorkerEnv = z.infer<typeof WorkerEnv>;
+
+export function readWorkerEnv(env: Record<string, string | undefined>): WorkerEnv {
+  const blanksRemoved = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = WorkerEnv.safeParse(blanksRemoved);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? "invalid"}`);
+}
