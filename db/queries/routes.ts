@@ -13,6 +13,9 @@ export type RouteRow = {
   title: string | null;
   description: string;
   input_schema: Record<string, unknown>;
+  /** The published definition revision bound (null: bound unpublished) and its preflight requests. */
+  definition_revision: number | null;
+  preflight: Record<string, unknown> | null;
   task_support: TaskSupport;
   max_ttl_ms: number | null;
   sync_deadline_ms: number;
@@ -21,7 +24,7 @@ export type RouteRow = {
 };
 
 const COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
-  task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at`;
+  definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at`;
 
 export type NewRouteRevision = {
   tenantId: string;
@@ -31,6 +34,8 @@ export type NewRouteRevision = {
   title?: string | null;
   description?: string;
   inputSchema: Record<string, unknown>;
+  definitionRevision?: number | null;
+  preflight?: Record<string, unknown> | null;
   taskSupport: TaskSupport;
   maxTtlMs?: number | null;
   syncDeadlineMs?: number;
@@ -44,8 +49,9 @@ export type NewRouteRevision = {
 export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevision): Promise<RouteRow> {
   const rows = await sql.unsafe<RouteRow[]>(
     `INSERT INTO routes (tenant_id, tool_name, revision, workflow_name, workflow_version, title, description,
-                         input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at)
-     SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END
+                         input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at, definition_revision, preflight)
+     SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END,
+            $12, $13::text::jsonb
      FROM routes WHERE tenant_id = $1 AND tool_name = $2
      RETURNING ${COLUMNS}`,
     [
@@ -60,6 +66,8 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
       route.maxTtlMs ?? null,
       route.syncDeadlineMs ?? 30_000,
       route.disabled ?? false,
+      route.definitionRevision ?? null,
+      route.preflight ? jsonParam(route.preflight) : null,
     ],
   );
   return rows[0] as RouteRow;
@@ -110,6 +118,8 @@ export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: s
     title: current.title,
     description: current.description,
     inputSchema: current.input_schema,
+    definitionRevision: current.definition_revision,
+    preflight: current.preflight,
     taskSupport: current.task_support,
     maxTtlMs: current.max_ttl_ms,
     syncDeadlineMs: current.sync_deadline_ms,

@@ -1,4 +1,4 @@
-import type { Logger, WorkflowRegistry } from "@runifold/sdk";
+import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import { authenticate } from "./auth-gate";
 import { handleMcpPost } from "./handle-mcp-request";
@@ -8,7 +8,6 @@ import { jsonResponse } from "./json-rpc";
 export type McpHandlerDeps = {
   /** The pool, resolved per request (the web process creates it lazily on first use). */
   sql: () => postgres.Sql;
-  registry: WorkflowRegistry;
   logger: Logger;
   /** Origins allowed besides same-origin (RUNIFOLD_ALLOWED_ORIGINS plus the public URL's origin). */
   allowedOrigins: string[];
@@ -39,7 +38,7 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
     });
     if (gate instanceof Response) return gate;
     return handleMcpPost(
-      { sql, registry: deps.registry, logger: deps.logger, reauthorize: gate.reauthorize },
+      { sql, logger: deps.logger, reauthorize: gate.reauthorize },
       { principal: gate.principal, request, signal: request.signal },
     );
   };

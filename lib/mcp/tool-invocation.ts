@@ -46,7 +46,6 @@ export async function startTask(
       route,
       args,
       origin: options.origin,
-      registry: deps.registry,
       requestedTtlMs: options.requestedTtlMs,
       answeredInputs: options.answeredInputs,
       progressToken: options.progressToken,

@@ -1,5 +1,4 @@
-import type { WorkflowRegistry } from "@runifold/sdk";
-import { createRun } from "@runifold/sdk";
+import { createRun, InvalidWorkflowInput } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { inTransaction } from "../../db/client";
 import type { RouteRow } from "../../db/queries/routes";
@@ -7,11 +6,16 @@ import { jsonParam } from "../../db/sql";
 import type { Principal } from "../auth";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { grantTtlMs } from "./ttl";
+import { validateArguments } from "./validate-arguments";
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 
 /**
- * Starts the workflow behind a route for a caller. The run records the route revision, the key
+ * Starts the workflow behind a route for a caller, after checking the arguments against the route's
+ * input schema (InvalidWorkflowInput, and no run, when they do not fit). The run records the route revision, the key
  * that created it and the granted ttl; it is committed (and readable by any instance) when this
  * returns, which is what lets a CreateTaskResult go out.
  */
@@ -22,7 +26,6 @@ export async function createTaskFromRoute(
     route: RouteRow;
     args: unknown;
     origin: "modern" | "legacy" | "ordinary";
-    registry: WorkflowRegistry;
     requestedTtlMs?: number | null;
     answeredInputs?: Record<string, { request: unknown; response: unknown }>;
     /**
@@ -33,18 +36,19 @@ export async function createTaskFromRoute(
   },
 ): Promise<TaskRecord> {
   const { route, principal } = params;
+  const checked = validateArguments(route.tool_name, route.input_schema, isPlainObject(params.args) ? params.args : {});
+  if (!checked.ok) throw new InvalidWorkflowInput(checked.message, []);
   const create = (handle: SqlHandle) =>
     createRun(handle, {
       tenantId: principal.tenantId,
       routeId: route.id,
       workflowName: route.workflow_name,
       workflowVersion: route.workflow_version,
-      input: params.args ?? {},
+      input: checked.value,
       createdByKeyId: principal.keyId,
       origin: params.origin,
       ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
-      definition: params.registry.get(route.workflow_name, route.workflow_version),
       answeredInputs: params.answeredInputs,
     });
   const token = params.progressToken;

@@ -23,8 +23,13 @@ export { findPendingInput, findTaskDetail, findTaskTenant, listInbox, listTaskEv
 export type { TaskRecord } from "./queries/task-record";
 export { readTaskHandle, readTaskRecord } from "./queries/task-record";
 export { listOnlineWorkers, ONLINE_WORKER_SQL } from "./queries/workers";
+export { isSignalName, SIGNAL_NAME_PATTERN, SIGNAL_PAYLOAD_MAX_BYTES } from "./signal-rules";
+export type { SignalTaskResult } from "./signal-task";
+export { signalTaskByHandle } from "./signal-task";
 export type { Era } from "./status-mapping";
 export { isTerminalTaskStatus, taskStatus } from "./status-mapping";
-export { answerTaskByHandle, cancelTaskByHandle } from "./task-actions";
+export { answerPendingInput, answerTaskByHandle, cancelTaskByHandle, cancelTaskInScope } from "./task-actions";
 export { getTaskFeed } from "./task-feed";
+export type { ArgumentCheck } from "./validate-arguments";
+export { validateArguments } from "./validate-arguments";
 export { waitForTask } from "./wait-for-task";

@@ -115,9 +115,16 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Each worker is the SDK's runifold-worker serving RUNIFOLD_WORKFLOWS (default: the demo module),
+   * exactly as a team runs its own: the demo is a worker like any other.
+   */
   private startWorker(index: number, attempt: number) {
-    const entry = path.join(this.options.projectRoot, "workers", "engine.ts");
-    const child = spawnNode(`worker-${index + 1}`, ["--import", "tsx", entry], this.options.env, this.options.projectRoot);
+    const root = this.options.projectRoot;
+    const bin = path.join(root, "packages", "sdk", "src", "bin", "runifold-worker.ts");
+    const workflows = this.options.env.RUNIFOLD_WORKFLOWS || path.join(root, "workflows", "demo", "index.ts");
+    const env = { ...this.options.env, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
+    const child = spawnNode(`worker-${index + 1}`, ["--import", "tsx", bin, "--workflows", workflows], env, root);
     this.workers[index] = child;
     this.supervise(child, `worker-${index + 1}`, attempt, (next) => this.startWorker(index, next));
   }
@@ -137,18 +144,24 @@ export class Supervisor {
     });
   }
 
-  /** Resolves once GET /api/health answers 200; rejects on timeout or a fatal exit. */
-  async waitHealthy(timeoutMs: number): Promise<unknown> {
+  /**
+   * Resolves once GET /api/health answers 200 and `ready` accepts its body (test stacks wait for
+   * their workers to be online too); rejects on timeout, with the last body seen, or on a fatal exit.
+   */
+  async waitHealthy(timeoutMs: number, ready: (health: unknown) => boolean = () => true): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
+    let last: unknown;
     while (Date.now() < deadline && !this.stopping) {
       const body = await Promise.race([this.probe(), this.failed]);
       if (body) {
         this.webWasHealthy = true;
-        return body;
+        last = body;
+        if (ready(body)) return body;
       }
       await new Promise((r) => setTimeout(r, 250));
     }
-    throw new Error(`${this.origin}/api/health did not answer 200 within ${Math.round(timeoutMs / 1000)} s`);
+    const seen = last === undefined ? "" : ` (last answer: ${JSON.stringify(last)})`;
+    throw new Error(`${this.origin}/api/health was not ready within ${Math.round(timeoutMs / 1000)} s${seen}`);
   }
 
   private async probe(): Promise<unknown> {

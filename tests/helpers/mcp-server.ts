@@ -16,7 +16,6 @@ export async function startMcpTestServer(
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
   const handleMcp = createMcpHandler({
     sql: () => sql,
-    registry: shippedWorkflows,
     logger: options.logger ?? silentLogger,
     allowedOrigins: options.allowedOrigins ?? [],
     insecureLoopbackTenant: options.insecureLoopbackTenant,
@@ -46,7 +45,7 @@ export async function startMcpTestServer(
       res.end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  await listen(server, options.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   let worker: Worker | undefined;
   if (options.worker !== false) {
@@ -62,4 +61,28 @@ export async function startMcpTestServer(
       await worker?.stop(500);
     },
   };
+}
+
+/**
+ * Binds 127.0.0.1:port. A restart test asks for the port its predecessor had (clients keep the
+ * URL); the kernel may not have released it the instant that process died, or another socket may
+ * hold it for a moment, so EADDRINUSE is retried for a while instead of failing the test.
+ */
+async function listen(server: http.Server, port: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || port === 0 || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

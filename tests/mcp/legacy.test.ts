@@ -5,12 +5,12 @@ import { findActiveRoute } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey, type Principal, verifyApiKey } from "../../lib/auth";
 import { createTaskFromRoute } from "../../lib/tasks";
-import { shippedWorkflows } from "../../workflows/demo";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { until } from "../helpers/processes";
+import { waitForRunStatus } from "../helpers/runs";
+import { holdsFor } from "../helpers/wait-for";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
@@ -128,7 +128,6 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
         route: route as NonNullable<typeof route>,
         args: { expense_id: `L-${i}`, amount: 1 },
         origin: "legacy",
-        registry: shippedWorkflows,
       });
       created.push(task.id);
     }
@@ -180,13 +179,16 @@ describe("legacy era (2025-11-25 tasks) with the official SDK v1 client", () => 
         CreateTaskResultSchema,
       );
       const taskId = created.task.taskId;
-      await until(async () => (await sql`SELECT status FROM runs WHERE id = ${taskId}`)[0]?.status === "sleeping");
+      await waitForRunStatus(sql, taskId, "sleeping");
       const cancelled = await client.experimental.tasks.cancelTask(taskId);
       expectTaskShape(cancelled);
       expect(cancelled).toMatchObject({ taskId, status: "cancelled", ttl: 120_000 });
       expect(cancelled._meta?.["io.modelcontextprotocol/related-task"]).toBeUndefined();
-      await new Promise((r) => setTimeout(r, 300));
-      expect((await client.experimental.tasks.getTask(taskId)).status).toBe("cancelled");
+      await holdsFor(
+        async () => (await client.experimental.tasks.getTask(taskId)).status,
+        (status) => status === "cancelled",
+        { describe: "the cancelled task to stay cancelled", forMs: 300 },
+      );
       const again = await client.experimental.tasks.cancelTask(taskId).catch((e) => e);
       expect(again).toBeInstanceOf(McpError);
       expect(again.code).toBe(-32602);

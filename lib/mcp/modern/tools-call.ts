@@ -1,4 +1,5 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
+import { validateArguments } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { issueRequestState, redeemRequestState } from "../request-state";
@@ -19,8 +20,11 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   const args = readArguments(params);
   if (route.task_support === "required" && !envelope.declaresTasks) throw missingTasksCapability();
 
-  const definition = deps.registry.get(route.workflow_name, route.workflow_version);
-  const answeredInputs = await collectPreflight(deps, call, params, envelope, route.tool_name, args, definition?.preflight);
+  // Arguments are checked before any preflight round: nobody is asked to approve a call that cannot run.
+  const checked = validateArguments(route.tool_name, route.input_schema, args);
+  if (!checked.ok) return { resultType: "complete", content: [{ type: "text", text: checked.message }], isError: true };
+  const preflight = (route.preflight ?? undefined) as Record<string, InputRequest> | undefined;
+  const answeredInputs = await collectPreflight(deps, call, params, envelope, route.tool_name, args, preflight);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
   const asTask = envelope.declaresTasks && route.task_support !== "forbidden";

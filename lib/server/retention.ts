@@ -1,0 +1,20 @@
+import os from "node:os";
+import { createLogger } from "@runifold/sdk";
+import { readEnv } from "../env";
+import { startRetentionTimer } from "../retention";
+import { getSql } from "./db";
+
+/**
+ * The retention cleaner on the web process's pool, every RUNIFOLD_RETENTION_INTERVAL_MS. Every web
+ * instance tries; the cleaner's advisory lock lets one act per round (docs/retention.md). Workers
+ * are a team's own `runifold-worker` processes and know nothing of retention, so the server runs it.
+ */
+export function startWebRetention(): void {
+  const env = readEnv();
+  startRetentionTimer({
+    sql: getSql(),
+    holder: `web:${os.hostname()}:${process.pid}`,
+    intervalMs: env.RUNIFOLD_RETENTION_INTERVAL_MS,
+    logger: createLogger("retention", env.RUNIFOLD_LOG_LEVEL),
+  });
+}
