@@ -28,12 +28,12 @@ export function listMigrations(dir = MIGRATIONS_DIR) {
 }
 
 /**
- * Applies drizzle-kit's migrations in order. Safe when several processes migrate at once: the whole
+ * Applies drizzle-kit's migrations in order (from `dir`: the SDK's bundle passes its own copy). Safe when several processes migrate at once: the whole
  * run holds a transaction-scoped advisory lock, so the second migrator waits and then finds nothing
  * left to do.
  */
-export async function migrate(sql: postgres.Sql): Promise<{ applied: string[] }> {
-  const migrations = listMigrations();
+export async function migrate(sql: postgres.Sql, dir = MIGRATIONS_DIR): Promise<{ applied: string[] }> {
+  const migrations = listMigrations(dir);
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;

@@ -14,6 +14,8 @@ export default defineConfig([
     clean: true,
     sourcemap: true,
     splitting: true,
+    // The test harness migrates its databases with the migrations this SDK was built against.
+    onSuccess: "node -e \"require('node:fs').cpSync('../../db/migrations', 'dist/migrations', { recursive: true })\"",
   },
   {
     entry: { "bin/runifold-worker": "src/bin/runifold-worker.ts" },

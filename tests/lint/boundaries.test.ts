@@ -31,7 +31,7 @@ const violations: [file: string, source: string, message: RegExp][] = [
   ],
   ["lib/ui/probe-workflows.ts", 'export { shippedWorkflows } from "../../workflows/demo";', /never imports workflow modules/],
   ["app/probe.ts", 'export { createDb } from "@/db/client";', /never db\/ directly/],
-  ["packages/sdk/src/probe.ts", 'export { readEnv } from "../../../lib/env";', /db\/client and db\/sql only/],
+  ["packages/sdk/src/probe.ts", 'export { readEnv } from "../../../lib/env";', /depends only on db\/client, db\/sql/],
   ["packages/sdk/src/probe-next.ts", 'export { NextResponse } from "next/server";', /framework-free/],
   ["packages/client/src/probe.ts", 'export { createRun } from "@runifold/sdk";', /stands alone/],
   [

@@ -1,7 +1,16 @@
 /**
- * Test-only door: worker-internal operations that integration tests and benchmarks drive directly
- * (claiming and finishing runs without a worker). Production code uses the worker
- * through lib/engine/index.ts; lint keeps this door to tests/ and bench/.
+ * `@runifold/sdk/testing`: test a team's workflows against a real store — `createTestEnvironment`
+ * (a fresh migrated database, a real worker, input answers, signals, timers advanced on demand,
+ * results and history) — plus the two worker-internal operations integration tests use to drive runs
+ * without a worker. Production code never imports this door (lint keeps it to tests/ and bench/).
  */
 export { claimRuns } from "./ops/claim-runs";
 export { finishRun } from "./ops/finish-run";
+export type {
+  HistoryEvent,
+  RunOutcome,
+  RunSnapshot,
+  TestEnvironment,
+  TestEnvironmentOptions,
+} from "./testing/test-environment";
+export { createTestEnvironment } from "./testing/test-environment";

