@@ -5,6 +5,7 @@
 import "./admin/tenants";
 import "./admin/keys";
 import "./admin/routes";
+import "./admin/definitions";
 import "./admin/operators";
 import "./admin/demo";
 import "./client/call";

@@ -1,8 +1,8 @@
 import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
+import { listPublishedDefinitions } from "../../admin";
 import type { Operator } from "../../auth";
-import { webRegistry } from "../../server/registry";
 import { listOnlineWorkers } from "../../tasks";
 import { listVisibleTenants } from "./tenants";
 
@@ -21,14 +21,19 @@ export type RouteItem = {
   /** Online workers serving the exact workflow version. */
   servedBy: number;
   inputSchema: Record<string, unknown>;
+  /** The published definition revision bound (null: bound unpublished). */
+  definitionRevision: number | null;
   createdAt: string;
 };
 
 export type RoutesView = {
   routes: RouteItem[];
   tenants: { id: string; slug: string }[];
-  /** Workflow versions this build ships, for the add/revise form. */
-  knownWorkflows: { name: string; version: number }[];
+  /**
+   * Workflow versions workers have published, for the add/revise form; `servedBy` counts the online
+   * workers serving each now (0: runs of it would wait for one).
+   */
+  knownWorkflows: { name: string; version: number; revision: number; servedBy: number }[];
 };
 
 /** The current revision of every tool in the operator's tenants, with whether a worker serves it. */
@@ -40,6 +45,7 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
       : Promise.all(tenants.map((t) => listRouteRevisions(sql, t.id))).then((all) => all.flat()),
     listOnlineWorkers(sql, operator.tenantIds),
   ]);
+  const definitions = await listPublishedDefinitions({ sql });
   const seen = new Set<string>();
   const routes: RouteItem[] = [];
   // Revisions come newest first per (tenant, tool): the first one seen is the current one.
@@ -62,14 +68,13 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
       disabled: row.disabled_at !== null,
       servedBy: workers.filter((worker) => worker.workflows.includes(workflowKey)).length,
       inputSchema: row.input_schema,
+      definitionRevision: row.definition_revision,
       createdAt: new Date(row.created_at).toISOString(),
     });
   }
   return {
     routes,
     tenants: tenants.map((t) => ({ id: t.id, slug: t.slug })),
-    knownWorkflows: webRegistry()
-      .all()
-      .map((w) => ({ name: w.name, version: w.version })),
+    knownWorkflows: definitions.map((d) => ({ name: d.name, version: d.version, revision: d.revision, servedBy: d.servedBy })),
   };
 }
