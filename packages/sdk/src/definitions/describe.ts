@@ -18,14 +18,46 @@ export type PublishedDefinition = {
 
 /**
  * The tool-facing JSON Schema of a zod schema: `$schema` dropped (tool schemas are plain objects),
- * always `type: "object"` at the top (MCP tools take named arguments), and parts JSON Schema cannot
- * express (transforms, dates) widened to "any" instead of throwing — the worker's zod parse is
- * still the last word on every run.
+ * always `type: "object"` at the top (MCP tools take named arguments), `required` sorted (below),
+ * and parts JSON Schema cannot express (transforms, dates) widened to "any" instead of throwing —
+ * the worker's zod parse is still the last word on every run.
  */
 export function toolSchemaOf(schema: z.ZodType, io: "input" | "output" = "input"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  const json = sortRequired(z.toJSONSchema(schema, { io, unrepresentable: "any" })) as Record<string, unknown>;
   const { $schema: _dropped, ...rest } = json;
   return rest.type === "object" ? rest : { type: "object", ...rest };
+}
+
+/** Keywords whose value is one subschema, a list of subschemas, or a map of named subschemas. */
+const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"] as const;
+const LIST_OF_SCHEMAS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+const MAP_OF_SCHEMAS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const;
+
+/**
+ * `required` is a set, but zod lists it in field declaration order: without sorting, reordering
+ * the fields of a z.object would change the fingerprint (canonicalJson keeps array order, as it
+ * must for `enum` or `prefixItems`) and refuse a harmless edit as a "different definition". Walks
+ * subschemas by keyword, so a `default` or `const` value that happens to hold a `required` key
+ * keeps its order.
+ */
+function sortRequired(node: unknown): unknown {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
+  const schema: Record<string, unknown> = { ...(node as Record<string, unknown>) };
+  if (Array.isArray(schema.required) && schema.required.every((entry) => typeof entry === "string")) {
+    schema.required = [...schema.required].sort();
+  }
+  for (const keyword of ONE_SCHEMA) if (keyword in schema) schema[keyword] = sortRequired(schema[keyword]);
+  for (const keyword of LIST_OF_SCHEMAS) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) schema[keyword] = list.map(sortRequired);
+  }
+  for (const keyword of MAP_OF_SCHEMAS) {
+    const map = schema[keyword];
+    if (map !== null && typeof map === "object" && !Array.isArray(map)) {
+      schema[keyword] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, sortRequired(sub)]));
+    }
+  }
+  return schema;
 }
 
 /** JSON with object keys sorted at every depth, so equal definitions hash equally. */
@@ -48,7 +80,13 @@ export function describeDefinition(workflow: AnyWorkflow): PublishedDefinition {
     description: workflow.description ?? "",
     inputSchema: toolSchemaOf(workflow.input, "input"),
     outputSchema: workflow.output ? toolSchemaOf(workflow.output, "output") : null,
-    preflight: workflow.preflight ?? {},
+    // A request's requestedSchema is a JSON Schema too: its `required` is a set like the input's.
+    preflight: Object.fromEntries(
+      Object.entries(workflow.preflight ?? {}).map(([key, request]) => [
+        key,
+        { ...request, params: { ...request.params, requestedSchema: sortRequired(request.params.requestedSchema) } },
+      ]),
+    ) as Record<string, InputRequest>,
   };
   const fingerprint = createHash("sha256").update(canonicalJson(declared)).digest("hex");
   return { ...declared, fingerprint };

@@ -25,8 +25,19 @@ function looksLikeDefinition(value: unknown): value is AnyWorkflow {
 export function definitionsOf(moduleExports: Record<string, unknown>, source: string): AnyWorkflow[] {
   const candidates: unknown[] = [];
   const fallback = moduleExports.default;
-  if (Array.isArray(fallback)) candidates.push(...fallback);
-  else if (fallback !== undefined) candidates.push(fallback);
+  if (Array.isArray(fallback)) {
+    // The default array is declared to hold definitions only: an entry that is not one (undefined from
+    // a circular import, a registry, a forgotten call) would otherwise vanish silently, and its runs
+    // would wait forever for a worker that serves them.
+    fallback.forEach((entry, index) => {
+      if (!looksLikeDefinition(entry)) {
+        throw new WorkflowsModuleError(
+          `${source}: default export entry ${index} is not a workflow definition (got ${kindOf(entry)})`,
+        );
+      }
+    });
+    candidates.push(...fallback);
+  } else if (fallback !== undefined) candidates.push(fallback);
   for (const [name, value] of Object.entries(moduleExports)) if (name !== "default") candidates.push(value);
   const found = new Map<string, AnyWorkflow>();
   for (const candidate of candidates) {
@@ -35,7 +46,9 @@ export function definitionsOf(moduleExports: Record<string, unknown>, source: st
       throw new WorkflowsModuleError(`${source}: invalid workflow name "${candidate.name}" (lower-case letters, digits, . _ -)`);
     }
     if (!Number.isInteger(candidate.version) || candidate.version < 1) {
-      throw new WorkflowsModuleError(`${source}: ${candidate.name} has version ${String(candidate.version)}; use an integer ≥ 1`);
+      // A string version is quoted: "has version 1" for "1" would read as if 1 were refused.
+      const shown = typeof candidate.version === "string" ? JSON.stringify(candidate.version) : String(candidate.version);
+      throw new WorkflowsModuleError(`${source}: ${candidate.name} has version ${shown}; use an integer ≥ 1`);
     }
     const key = workflowKey(candidate.name, candidate.version);
     const seen = found.get(key);
@@ -48,6 +61,12 @@ export function definitionsOf(moduleExports: Record<string, unknown>, source: st
     );
   }
   return [...found.values()];
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object without name, version, input and run" : typeof value;
 }
 
 /** Imports a workflows module by path (relative to `cwd`) and returns its definitions. */

@@ -116,7 +116,34 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     await sql.end({ timeout: 1 }).catch(() => {});
     return fail(`cannot reach the database at ${redactUrl(env.DATABASE_URL)}: ${(error as Error).message}`);
   }
-  let served: Awaited<ReturnType<typeof serveWorkflows>>;
+  // The handlers go in before serving starts: the worker registers and claims its first runs inside
+  // serveWorkflows, and a SIGTERM in that window (a rollout stopping a pod that just started) must
+  // drain those runs, not kill the process with their leases held until they expire.
+  let served: Awaited<ReturnType<typeof serveWorkflows>> | undefined;
+  let extra: { stop(): Promise<void> } | undefined;
+  let signals = 0;
+  let draining = false;
+  const drain = () => {
+    if (draining || !served) return;
+    draining = true;
+    Promise.all([served.worker.stop(10_000), extra?.stop()])
+      .then(() => sql.end({ timeout: 5 }))
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn("second signal: exiting without draining", { signal });
+      process.exit(130);
+    }
+    logger.info("draining", { signal });
+    drain(); // still starting: drained as soon as serveWorkflows returns
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   try {
     served = await serveWorkflows({
       sql,
@@ -127,30 +154,19 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       pollMs: env.RUNIFOLD_POLL_MS,
     });
   } catch (error) {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
     await sql.end({ timeout: 1 }).catch(() => {});
     if (error instanceof SchemaMismatchError || (error as Error).name === "DefinitionConflictError")
       return fail((error as Error).message);
     throw error;
   }
   logger.info("serving", { worker: served.worker.id, workflows: workflows.map((w) => `${w.name}@${w.version}`) });
-  const extra = options.onServing?.({ sql, workerId: served.worker.id, logger });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn("second signal: exiting without draining", { signal });
-      process.exit(130);
-    }
-    logger.info("draining", { signal });
-    Promise.all([served.worker.stop(10_000), extra?.stop()])
-      .then(() => sql.end({ timeout: 5 }))
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  if (signals > 0) {
+    drain();
+    return undefined;
+  }
+  extra = options.onServing?.({ sql, workerId: served.worker.id, logger });
   return undefined;
 }
 
