@@ -8,10 +8,11 @@ import { printTask, progressPrinter, reportOutcome, statusLine } from "../../ren
 import { registerCommand } from "../registry";
 import { DEADLINE_OPTION } from "./call";
 import { diagnoseIfPossible } from "./diagnosis";
+import { signalVerb } from "./signal";
 
 registerCommand({
   name: "tasks",
-  summary: "Follow, answer and cancel tasks",
+  summary: "Follow, answer, cancel and signal tasks",
   section: "client",
   verbs: [
     {
@@ -113,5 +114,6 @@ registerCommand({
         return io.signal.aborted ? EXIT.interrupted : EXIT.completed;
       },
     },
+    signalVerb,
   ],
 });
