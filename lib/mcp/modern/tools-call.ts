@@ -6,7 +6,7 @@ import { issueRequestState, redeemRequestState } from "../request-state";
 import { requireScope } from "../scopes";
 import { TASKS_EXTENSION } from "../server-info";
 import { taskFields } from "../task-shapes";
-import { readArguments, resolveTool, runToCompletion, startTask } from "../tool-invocation";
+import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
 import { type ModernEnvelope, missingTasksCapability } from "./envelope";
 
 /**
@@ -28,12 +28,17 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
   const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
+  const idempotencyKey = readIdempotencyKey(params);
   if (!asTask) {
-    const result = await runToCompletion(deps, call, route, args, answeredInputs.answers);
+    const result = await runToCompletion(deps, call, route, args, answeredInputs.answers, idempotencyKey);
     return { resultType: "complete", ...result };
   }
   requireScope(call.principal, "tasks:write");
-  const started = await startTask(deps, call, route, args, { origin: "modern", answeredInputs: answeredInputs.answers });
+  const started = await startTask(deps, call, route, args, {
+    origin: "modern",
+    answeredInputs: answeredInputs.answers,
+    idempotencyKey,
+  });
   if (started.kind === "invalid") return { resultType: "complete", ...started.result };
   // Flat CreateTaskResult, sent only now that the run is committed (tasks/get on it already resolves).
   return { resultType: "task", ...taskFields(started.task, "modern") };
