@@ -33,6 +33,11 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
               </h2>
               <span className="text-xs text-slate-500">revision {route.revision}</span>
               <span className="text-sm text-slate-700">→ {route.workflowKey}</span>
+              <span className="text-xs text-slate-500" data-definition-revision={route.definitionRevision ?? "unpublished"}>
+                {route.definitionRevision === null
+                  ? "bound without a published definition"
+                  : `definition revision ${route.definitionRevision}`}
+              </span>
               <span className="text-xs text-slate-500">task support: {route.taskSupport}</span>
               {route.disabled ? (
                 <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">disabled</span>
