@@ -18,13 +18,14 @@ export class RoutesPage {
   }
 
   /** Revises a route from its card: the form comes prefilled, only the version changes. */
-  async reviseVersion(tenant: string, tool: string, version: number) {
+  async reviseVersion(tenant: string, tool: string, version: number, options: { allowUnpublished?: boolean } = {}) {
     await this.card(tenant, tool)
       .getByRole("link", { name: `Revise ${tenant}/${tool}` })
       .click();
     const form = this.page.getByRole("form", { name: "Save route" });
     await expect(form.getByLabel("Tool name")).toHaveValue(tool);
     await form.getByLabel("Version").fill(String(version));
+    if (options.allowUnpublished) await form.getByLabel("Allow an unpublished version").check();
     await form.getByRole("button", { name: "Save revision" }).click();
     await expect(this.card(tenant, tool)).toContainText(`@${version}`);
   }

@@ -1,1 +1,28 @@
-export { routeFromWorkflow, toolInputSchema } from "./route-from-workflow";
+// lib/admin: tenants, operators, memberships, API keys and routes — one service layer for the
+// console (lib/ui/actions), the CLI (cli/commands/admin) and the demo seed (workflows/demo/seed.ts).
+// Each operation is a zod schema plus a function taking { sql, actor } that validates, maps a
+// duplicate to a conflict, audits and returns.
+export type { AdminActor, AdminContext } from "./actor";
+export { actorLabel, SEED_ACTOR } from "./actor";
+export type { CreatedKey } from "./api-keys";
+export { createKey, revokeKey, ZCreateKey, ZRevokeKey } from "./api-keys";
+export type { AuditFields } from "./audit";
+export { audit } from "./audit";
+export type { DefinitionSummary } from "./definitions";
+export { definitionsFromStore, listPublishedDefinitions } from "./definitions";
+export { addMember, removeMember, ZAddMember, ZRemoveMember } from "./members";
+export type { CreatedOperator } from "./operators";
+export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
+export { parseInput } from "./parse-input";
+export type { InputSchemaSource, ResolveDefinition, RouteDefinition, RouteDeps, SavedRoute } from "./routes";
+export {
+  definitionsFromRegistry,
+  disableRoute,
+  saveRoute,
+  toolInputSchema,
+  UnpublishedWorkflowError,
+  ZDisableRoute,
+  ZSaveRoute,
+} from "./routes";
+export { OPERATOR_ROLES, SLUG_PATTERN, TASK_SUPPORT, TOOL_NAME_PATTERN, WORKFLOW_NAME_PATTERN } from "./rules";
+export { createTenant, ZCreateTenant } from "./tenants";

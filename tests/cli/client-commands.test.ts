@@ -113,7 +113,8 @@ describe("runifold MCP client commands (real processes against a real server)", 
     const [failed, longTask, short] = await Promise.all([
       runCli(["call", "protocol_error_job", "--json"], conformance),
       runCli(["call", "durable_report", "--args", report("cli-cancel", 600_000), "--detach"], acme),
-      runCli(["call", "durable_report", "--args", report("cli-deadline", 20_000), "--deadline-ms", "300"], acme),
+      // Sleeps for ten minutes (cancelled below): "still working" cannot depend on how fast processes start.
+      runCli(["call", "durable_report", "--args", report("cli-deadline", 600_000), "--deadline-ms", "300"], acme),
     ]);
     expect(failed.code).toBe(2);
     expect(lastJson(failed)).toMatchObject({ outcome: "failed", error: { code: -32603 } });

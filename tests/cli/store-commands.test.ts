@@ -133,7 +133,20 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
     expect(lastJson(await runCli([...args, "--json"], env))).toMatchObject({ revision: 2, task_support: "optional" });
 
     const unknown = await runCli(
-      ["routes", "add", "--tenant", "t-cli", "--tool", "ext", "--workflow", "not-shipped", "--version", "3", "--json"],
+      [
+        "routes",
+        "add",
+        "--tenant",
+        "t-cli",
+        "--tool",
+        "ext",
+        "--workflow",
+        "not-shipped",
+        "--version",
+        "3",
+        "--allow-unpublished",
+        "--json",
+      ],
       env,
     );
     expect(unknown.code).toBe(0);

@@ -174,6 +174,7 @@ describe("operator UI authorization (every handler and action, called directly)"
           workflowName: "generate-report",
           workflowVersion: 2,
           taskSupport: "optional",
+          allowUnpublished: true, // no worker publishes generate-report@2 (lib/admin/routes.ts)
         })
       ).revision,
     ).toBe(2);

@@ -22,7 +22,7 @@ export function RouteForm({
     <ActionForm
       label="Save route"
       action={saveRoute}
-      toInput={(data) => Object.fromEntries(data.entries())}
+      toInput={(data) => ({ ...Object.fromEntries(data.entries()), allowUnpublished: data.has("allowUnpublished") })}
       className="flex flex-col gap-3"
     >
       <label className={LABEL}>
@@ -91,6 +91,10 @@ export function RouteForm({
           <option value="required">required (task only)</option>
           <option value="forbidden">forbidden (plain call only)</option>
         </select>
+      </label>
+      <label className="flex items-center gap-2 text-sm text-slate-700">
+        <input name="allowUnpublished" type="checkbox" />
+        Allow an unpublished version (its tool accepts any object as input)
       </label>
       <p className="text-xs text-slate-500">
         Shipped workflows: {knownWorkflows.map((w) => `${w.name}@${w.version}`).join(", ")}.

@@ -21,13 +21,13 @@ export function CreateTenantForm() {
         <input
           name="slug"
           required
-          pattern="[a-z0-9][a-z0-9\-]{1,62}"
+          pattern="[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?"
           className={inputClass}
           placeholder="tenant-acme"
           aria-describedby="slug-hint"
         />
         <span id="slug-hint" className="text-xs font-normal text-slate-500">
-          Lower-case letters, digits and dashes.
+          1–63 lower-case letters, digits and dashes, starting and ending with a letter or digit.
         </span>
       </label>
       <label className={LABEL}>

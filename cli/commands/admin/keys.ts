@@ -1,7 +1,8 @@
-import { listApiKeys, revokeApiKey } from "../../../db/queries/api-keys";
-import { createApiKey, isScope, SCOPES, type Scope } from "../../../lib/auth";
-import { CliError, intOption, option, positionals, requiredOption, UsageError } from "../../args";
-import { requireTenant, withDatabase } from "../../db";
+import { listApiKeys } from "../../../db/queries/api-keys";
+import { createKey, revokeKey } from "../../../lib/admin";
+import { isScope, SCOPES, type Scope } from "../../../lib/auth";
+import { intOption, option, positionals, requiredOption, UsageError } from "../../args";
+import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
 import { registerCommand } from "../registry";
@@ -45,14 +46,15 @@ registerCommand({
       notes: ["Example: TOKEN=$(runifold keys create --tenant tenant-acme --scopes mcp,tasks:read | tail -n 1)"],
       async run(parsed, io) {
         positionals(parsed, []);
-        const scopes = parseScopes(option(parsed, "scopes"));
-        const days = intOption(parsed, "expires-in-days", { min: 1, max: 36_500 });
-        const expiresAt = days === undefined ? null : new Date(Date.now() + days * 86_400_000);
         const slug = requiredOption(parsed, "tenant");
-        const { keyId, token } = await withDatabase(io, async (sql) => {
-          const tenant = await requireTenant(sql, slug);
-          return createApiKey(sql, { tenantId: tenant.id, name: option(parsed, "name") ?? "cli", scopes, expiresAt });
-        });
+        const request = {
+          name: option(parsed, "name") ?? "cli",
+          scopes: parseScopes(option(parsed, "scopes")),
+          expiresInDays: intOption(parsed, "expires-in-days", { min: 1, max: 36_500 }),
+        };
+        const { keyId, token, scopes, expiresAt } = await withAdmin(io, async (ctx) =>
+          createKey(ctx, { ...request, tenantId: (await requireTenant(ctx.sql, slug)).id }),
+        );
         print(
           io.stdout,
           `Created key ${keyId} for ${slug} (scopes: ${scopes.join(",")}; expires: ${expiresAt ? expiresAt.toISOString() : "never"}). Token (shown once):`,
@@ -97,10 +99,7 @@ registerCommand({
       options: [JSON_FLAG],
       async run(parsed, io) {
         const [keyId] = positionals(parsed, ["keyId"]) as [string];
-        if (!/^[0-9a-f]{16}$/.test(keyId))
-          throw new UsageError(`Invalid key ID "${keyId}" (16 hex digits, see: runifold keys list)`);
-        const revoked = await withDatabase(io, (sql) => revokeApiKey(sql, { keyId }));
-        if (!revoked) throw new CliError(`No active key ${keyId}`);
+        await withAdmin(io, (ctx) => revokeKey(ctx, { keyId }));
         if (parsed.flags.has("json")) printJson(io, { keyId, revoked: true });
         else print(io.stdout, `Revoked key ${keyId}`);
         return EXIT.completed;

@@ -1,14 +1,10 @@
-import { addOperatorTenant, createOperator, type OperatorRole } from "../../../db/queries/operators";
-import { isUniqueViolation } from "../../../db/sql";
-import { hashPassword } from "../../../lib/auth";
-import { CliError, option, positionals, requiredOption, UsageError } from "../../args";
-import { requireTenant, withDatabase } from "../../db";
+import type { OperatorRole } from "../../../db/queries/operators";
+import { createOperator } from "../../../lib/admin";
+import { option, positionals, requiredOption } from "../../args";
+import { requireTenant, withAdmin } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { print, printJson } from "../../output";
 import { registerCommand } from "../registry";
-
-const ROLES: readonly OperatorRole[] = ["admin", "operator"];
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 registerCommand({
   name: "operators",
@@ -28,33 +24,24 @@ registerCommand({
       ],
       async run(parsed, io) {
         positionals(parsed, []);
-        const email = requiredOption(parsed, "email").trim();
-        const password = requiredOption(parsed, "password");
-        const role = requiredOption(parsed, "role") as OperatorRole;
-        if (!EMAIL.test(email)) throw new UsageError(`Invalid email "${email}"`);
-        if (!ROLES.includes(role)) throw new UsageError(`--role must be admin or operator`);
-        if (password.length < 12 || password.length > 200) throw new UsageError("--password must have 12 to 200 characters");
         const slug = option(parsed, "tenant");
-        const passwordHash = await hashPassword(password);
-        const created = await withDatabase(io, (sql) =>
-          sql.begin(async (tx) => {
-            const tenant = slug ? await requireTenant(tx, slug) : undefined;
-            const operator = await createOperator(tx, { email, passwordHash, role, name: option(parsed, "name") }).catch(
-              (error: unknown) => {
-                throw isUniqueViolation(error)
-                  ? new CliError(`An operator with email ${email.toLowerCase()} already exists`)
-                  : error;
-              },
-            );
-            if (tenant) await addOperatorTenant(tx, { operatorId: operator.id, tenantId: tenant.id });
-            return { id: operator.id, email: operator.email, role: operator.role, tenants: tenant ? [tenant.slug] : [] };
-          }),
-        );
+        const request = {
+          email: requiredOption(parsed, "email"),
+          password: requiredOption(parsed, "password"),
+          role: requiredOption(parsed, "role"),
+          name: option(parsed, "name"),
+        };
+        const created = await withAdmin(io, async (ctx) => {
+          const tenant = slug ? await requireTenant(ctx.sql, slug) : undefined;
+          // The role is checked with the other rules by lib/admin (a usage error when it is neither).
+          const operator = await createOperator(ctx, { ...request, role: request.role as OperatorRole, tenantId: tenant?.id });
+          return { id: operator.id, email: operator.email, role: operator.role, tenants: tenant ? [tenant.slug] : [] };
+        });
         if (parsed.flags.has("json")) printJson(io, created);
         else {
           const membership = created.tenants.length > 0 ? `, member of ${created.tenants.join(", ")}` : "";
           print(io.stdout, `Created ${created.role} ${created.email} (${created.id})${membership}`);
-          if (role === "operator" && created.tenants.length === 0)
+          if (created.role === "operator" && created.tenants.length === 0)
             io.stderr.write("note: an operator without tenants sees nothing; add --tenant <slug>\n");
         }
         return EXIT.completed;

@@ -1,21 +1,17 @@
-import {
-  disableRoute,
-  insertRouteRevision,
-  listRouteRevisions,
-  type RouteRow,
-  type TaskSupport,
-} from "../../../db/queries/routes";
-import { toolInputSchema } from "../../../lib/admin";
+import { listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
+import { definitionsFromRegistry, disableRoute, saveRoute, UnpublishedWorkflowError } from "../../../lib/admin";
 import { shippedWorkflows } from "../../../workflows/demo";
-import { CliError, intOption, option, positionals, requiredOption, UsageError } from "../../args";
-import { requireTenant, withDatabase } from "../../db";
+import { CliError, intOption, option, parseJsonOption, positionals, requiredOption } from "../../args";
+import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
 import { registerCommand } from "../registry";
 
-const TASK_SUPPORT: readonly TaskSupport[] = ["optional", "required", "forbidden"];
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSON document)" };
+
+// The CLI's composition root for routes: definitions of the workflows this build ships (for now;
+// later, the definitions workers publish to the store).
+const resolveDefinition = definitionsFromRegistry(shippedWorkflows);
 
 function describeRoute(route: RouteRow): string {
   const state = route.disabled_at ? "disabled" : `task support ${route.task_support}`;
@@ -44,39 +40,46 @@ registerCommand({
           description: "How long a call without a task waits for the result (default 30000)",
         },
         { name: "max-ttl-ms", value: "N", description: "Cap on a task handle's lifetime for this tool (default: the tenant's)" },
+        { name: "input-schema", value: "JSON", description: "The tool's input JSON Schema (default: the workflow's)" },
+        {
+          name: "allow-unpublished",
+          description: 'Bind a workflow version this build does not ship (input schema {"type":"object"})',
+        },
         JSON_FLAG,
       ],
       notes: [
-        'The input schema comes from the shipped workflow; a workflow this build does not ship gets {"type":"object"} (with a warning).',
+        "The input schema comes from --input-schema, else from the shipped workflow of that exact version; a version this build does not ship is refused unless --allow-unpublished (then any object is accepted, with a warning).",
       ],
       async run(parsed, io) {
         positionals(parsed, []);
-        const tool = requiredOption(parsed, "tool");
-        if (!TOOL_NAME.test(tool)) throw new UsageError(`Invalid tool name "${tool}": 1-128 letters, digits, "_", "." or "-"`);
-        const taskSupport = (option(parsed, "task-support") ?? "optional") as TaskSupport;
-        if (!TASK_SUPPORT.includes(taskSupport)) throw new UsageError(`--task-support must be one of ${TASK_SUPPORT.join(", ")}`);
-        const workflowName = requiredOption(parsed, "workflow");
-        const workflowVersion = intOption(parsed, "version", { min: 1 }) as number;
-        const workflow = shippedWorkflows.get(workflowName, workflowVersion);
-        if (!workflow)
-          io.stderr.write(
-            `warning: this build does not ship ${workflowName}@${workflowVersion}; the tool accepts any object as input\n`,
-          );
-        const route = await withDatabase(io, async (sql) => {
-          const tenant = await requireTenant(sql, requiredOption(parsed, "tenant"));
-          return insertRouteRevision(sql, {
-            tenantId: tenant.id,
-            toolName: tool,
-            workflowName,
-            workflowVersion,
-            title: option(parsed, "title") ?? workflow?.title ?? null,
-            description: option(parsed, "description") ?? workflow?.description ?? "",
-            inputSchema: toolInputSchema(workflow),
-            taskSupport,
-            maxTtlMs: intOption(parsed, "max-ttl-ms", { min: 1_000 }) ?? null,
-            syncDeadlineMs: intOption(parsed, "sync-deadline-ms", { min: 0, max: 2_147_483_647 }),
+        const slug = requiredOption(parsed, "tenant");
+        const schema = option(parsed, "input-schema");
+        const request = {
+          toolName: requiredOption(parsed, "tool"),
+          workflowName: requiredOption(parsed, "workflow"),
+          workflowVersion: intOption(parsed, "version", { min: 1 }) as number,
+          // lib/admin checks the value with the console's rules (a usage error when it is none of them).
+          taskSupport: (option(parsed, "task-support") ?? "optional") as TaskSupport,
+          title: option(parsed, "title"),
+          description: option(parsed, "description"),
+          maxTtlMs: intOption(parsed, "max-ttl-ms", { min: 1_000 }) ?? null,
+          syncDeadlineMs: intOption(parsed, "sync-deadline-ms", { min: 0, max: 2_147_483_647 }),
+          inputSchema: schema === undefined ? undefined : (parseJsonOption(schema, "--input-schema") as Record<string, unknown>),
+          allowUnpublished: parsed.flags.has("allow-unpublished"),
+        };
+        const { route, inputSchemaFrom } = await withAdmin(io, async (ctx) => {
+          const tenantId = (await requireTenant(ctx.sql, slug)).id;
+          return saveRoute({ ...ctx, resolveDefinition }, { ...request, tenantId }).catch((error: unknown) => {
+            if (error instanceof UnpublishedWorkflowError)
+              throw new CliError(`This build does not ship ${error.workflowKey}; pass --allow-unpublished to bind it anyway.`);
+            throw error;
           });
         });
+        if (inputSchemaFrom === "unpublished") {
+          io.stderr.write(
+            `warning: this build does not ship ${request.workflowName}@${request.workflowVersion}; the tool accepts any object as input\n`,
+          );
+        }
         if (parsed.flags.has("json")) printJson(io, route);
         else print(io.stdout, `Route ${describeRoute(route)}`);
         return EXIT.completed;
@@ -136,13 +139,11 @@ registerCommand({
       ],
       async run(parsed, io) {
         positionals(parsed, []);
-        const tool = requiredOption(parsed, "tool");
-        const route = await withDatabase(io, async (sql) => {
-          const tenant = await requireTenant(sql, requiredOption(parsed, "tenant"));
-          const disabled = await disableRoute(sql, tenant.id, tool);
-          if (!disabled) throw new CliError(`No active tool "${tool}" for tenant ${tenant.slug}`);
-          return disabled;
-        });
+        const slug = requiredOption(parsed, "tenant");
+        const toolName = requiredOption(parsed, "tool");
+        const route = await withAdmin(io, async (ctx) =>
+          disableRoute(ctx, { tenantId: (await requireTenant(ctx.sql, slug)).id, toolName }),
+        );
         if (parsed.flags.has("json")) printJson(io, route);
         else print(io.stdout, `Disabled ${describeRoute(route)}`);
         return EXIT.completed;

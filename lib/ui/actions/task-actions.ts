@@ -1,34 +1,24 @@
 import "server-only";
 import type { InputResponse } from "@runifold/sdk";
-import { cancelRun, provideInput } from "@runifold/sdk";
 import { z } from "zod";
-import type { OperatorContext } from "../../auth";
-import { requireOperator } from "../../auth";
+import { actorLabel, audit } from "../../admin";
 import { AppError } from "../../errors";
-import { findPendingInput, findTaskTenant } from "../../tasks";
+import { answerPendingInput, cancelTaskInScope, findPendingInput } from "../../tasks";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";
-import { audit } from "./audit";
-import { parseInput } from "./parse-input";
+import { type OperatorActionContext, operatorAction } from "./operator-action";
 
 const ZCancel = z.object({ taskId: z.string() });
 
 /** Cancels a task the operator may see; another tenant's task is "not found" like a missing one. */
-export async function cancelTaskAction(
-  ctx: OperatorContext,
-  input: unknown,
+export const cancelTaskAction = operatorAction(ZCancel, cancelTask);
+
+async function cancelTask(
+  { sql, actor, operator }: OperatorActionContext,
+  { taskId }: z.output<typeof ZCancel>,
 ): Promise<{ outcome: "cancelled" | "already_terminal" }> {
-  const operator = await requireOperator(ctx, { mutating: true });
-  const { taskId } = parseInput(ZCancel, input);
-  const tenantId = await findTaskTenant(ctx.sql, { taskId, scope: operator.tenantIds });
-  if (!tenantId) throw new AppError("not_found");
-  const result = await cancelRun(ctx.sql, {
-    runId: taskId,
-    tenantId,
-    reason: "Cancelled by operator",
-    actor: `operator:${operator.id}`,
-  });
+  const result = await cancelTaskInScope(sql, { taskId, scope: operator.tenantIds, actor: actorLabel(actor) });
   if (result.outcome === "not_found") throw new AppError("not_found");
-  audit("task.cancel", { operatorId: operator.id, tenantId, taskId, outcome: result.outcome });
+  audit(actor, "task.cancel", { tenantId: result.tenantId, taskId, outcome: result.outcome });
   return { outcome: result.outcome };
 }
 
@@ -42,15 +32,20 @@ const ZAnswer = z.object({
 export type AnswerOutcome = { ok: true; resumed: boolean } | { ok: false; errors: Record<string, string> };
 
 /**
- * Answers one input request through provideInput — the same operation MCP tasks/update uses — as
- * actor `operator:<id>`. The schema is re-read from the store and the values validated here again:
- * the browser's validation is only a convenience.
+ * Answers one input request as actor `operator:<id>`, through the one answer path of every channel
+ * (lib/tasks → provideInput). The schema is re-read from the store and the form's values validated
+ * here again: the browser's validation is only a convenience.
  */
-export async function answerInputAction(ctx: OperatorContext, input: unknown): Promise<AnswerOutcome> {
-  const operator = await requireOperator(ctx, { mutating: true });
-  const { taskId, key, action, values } = parseInput(ZAnswer, input);
-  const pending = await findPendingInput(ctx.sql, { taskId, key, scope: operator.tenantIds });
-  if (!pending) throw new AppError("not_found", "This request is no longer waiting for an answer.");
+export const answerInputAction = operatorAction(ZAnswer, answerInput);
+
+const NOT_WAITING = "This request is no longer waiting for an answer.";
+
+async function answerInput(
+  { sql, actor, operator }: OperatorActionContext,
+  { taskId, key, action, values }: z.output<typeof ZAnswer>,
+): Promise<AnswerOutcome> {
+  const pending = await findPendingInput(sql, { taskId, key, scope: operator.tenantIds });
+  if (!pending) throw new AppError("not_found", NOT_WAITING);
   let response: InputResponse = { action: "decline" };
   if (action === "accept") {
     const fields = fieldsFromSchema(pending.request.params.requestedSchema);
@@ -58,14 +53,9 @@ export async function answerInputAction(ctx: OperatorContext, input: unknown): P
     if (Object.keys(errors).length > 0) return { ok: false, errors };
     response = { action: "accept", content };
   }
-  const result = await provideInput(ctx.sql, {
-    runId: taskId,
-    tenantId: pending.tenant_id,
-    responses: { [key]: response },
-    actor: `operator:${operator.id}`,
-  });
-  if (!result.found || !result.accepted.includes(key))
-    throw new AppError("not_found", "This request is no longer waiting for an answer.");
-  audit("task.answer", { operatorId: operator.id, tenantId: pending.tenant_id, taskId, key, action });
+  const tenantId = pending.tenant_id;
+  const result = await answerPendingInput(sql, { taskId, tenantId, key, response, actor: actorLabel(actor) });
+  if (!result.answered) throw new AppError("not_found", NOT_WAITING);
+  audit(actor, "task.answer", { tenantId, taskId, key, action });
   return { ok: true, resumed: result.resumed };
 }

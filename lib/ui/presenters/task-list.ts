@@ -36,7 +36,12 @@ export type TaskListPage = {
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
+/** The next-page cursor: where the page ends (created time and ID), opaque to the browser. */
+export function encodeCursor(last: { createdAt: string; id: string }): string {
+  return Buffer.from(`${last.createdAt}|${last.id}`).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !isUuid(id)) throw new AppError("bad_request", "Bad cursor.");
   return { createdAt, id };
@@ -91,7 +96,7 @@ export async function presentTaskPage(sql: SqlHandle, operator: Operator, search
       updatedAt: iso(row.updated_at) as string,
       finishedAt: iso(row.finished_at),
     })),
-    next: rows.length > TASK_PAGE_SIZE && last ? Buffer.from(`${iso(last.created_at)}|${last.id}`).toString("base64url") : null,
+    next: rows.length > TASK_PAGE_SIZE && last ? encodeCursor({ createdAt: iso(last.created_at) as string, id: last.id }) : null,
     workers: rows[0]?.online_workers ?? [],
     serverNow: iso(rows[0]?.db_now ?? new Date()) as string,
   };

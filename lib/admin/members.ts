@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { addOperatorTenant, findOperatorByEmail, removeOperatorTenant } from "../../db/queries/operators";
+import { findTenantById } from "../../db/queries/tenants";
+import { isUuid } from "../../db/sql";
+import { AppError } from "../errors";
+import type { AdminContext } from "./actor";
+import { audit } from "./audit";
+import { parseInput } from "./parse-input";
+import { emailRule, idRule } from "./rules";
+
+// Memberships decide which tenants an `operator` sees (admins see every tenant without them).
+
+export const ZAddMember = z.object({ tenantId: idRule, email: emailRule });
+
+export async function addMember(ctx: AdminContext, input: z.input<typeof ZAddMember>): Promise<void> {
+  const { tenantId, email } = parseInput(ZAddMember, input);
+  if (!(await findTenantById(ctx.sql, tenantId))) throw new AppError("not_found");
+  const member = await findOperatorByEmail(ctx.sql, email);
+  if (!member) throw new AppError("bad_request", "No operator has that email; create the operator first.");
+  await addOperatorTenant(ctx.sql, { operatorId: member.id, tenantId });
+  audit(ctx.actor, "tenant.member.add", { tenantId, memberId: member.id });
+}
+
+export const ZRemoveMember = z.object({ tenantId: idRule, operatorId: idRule });
+
+export async function removeMember(ctx: AdminContext, input: z.input<typeof ZRemoveMember>): Promise<void> {
+  const { tenantId, operatorId } = parseInput(ZRemoveMember, input);
+  if (!isUuid(tenantId) || !isUuid(operatorId) || !(await removeOperatorTenant(ctx.sql, { operatorId, tenantId }))) {
+    throw new AppError("not_found");
+  }
+  audit(ctx.actor, "tenant.member.remove", { tenantId, memberId: operatorId });
+}

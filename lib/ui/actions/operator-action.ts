@@ -1,0 +1,45 @@
+import "server-only";
+import type { z } from "zod";
+import { type AdminContext, parseInput } from "../../admin";
+import { type Operator, type OperatorContext, type RequireOperatorOptions, requireOperator } from "../../auth";
+
+/** What a console action's body runs with: lib/admin's context plus the operator (for its tenant scope). */
+export type OperatorActionContext = AdminContext & { operator: Operator };
+
+export type OperatorActionOptions = {
+  /** Only this role may call the action (`admin`: tenants, operators, memberships). */
+  role?: RequireOperatorOptions["role"];
+  /**
+   * The input's `tenantId` must be a tenant the operator sees; any other (or a missing one) is
+   * "not found", exactly as for a tenant that does not exist.
+   */
+  tenantScoped?: boolean;
+};
+
+/**
+ * Makes a console server action from an input schema and a body (dub's safe-action shape): every
+ * action first runs requireOperator as a mutation (same-origin check, session, role, tenant
+ * visibility), then parses its input, then calls the body as the operator. Server actions are
+ * public POST endpoints, so none of them may skip this; app/(ui)/actions.ts binds them to Next.
+ */
+export function operatorAction<S extends z.ZodType, R>(
+  schema: S,
+  body: (ctx: OperatorActionContext, input: z.output<S>) => Promise<R>,
+  options: OperatorActionOptions = {},
+): (ctx: OperatorContext, input: unknown) => Promise<R> {
+  return async (ctx, input) => {
+    const operator = await requireOperator(ctx, {
+      role: options.role,
+      mutating: true,
+      tenantId: options.tenantScoped ? tenantIdOf(input) : undefined,
+    });
+    const parsed = parseInput(schema, input);
+    return body({ sql: ctx.sql, actor: { kind: "operator", id: operator.id, email: operator.email }, operator }, parsed);
+  };
+}
+
+/** The raw input's tenantId, read before parsing so that a foreign tenant is "not found" before any validation message. */
+function tenantIdOf(input: unknown): string {
+  const tenantId = (input as { tenantId?: unknown } | null | undefined)?.tenantId;
+  return typeof tenantId === "string" ? tenantId : "";
+}
