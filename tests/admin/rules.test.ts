@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeDefinition, publishDefinitions } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { findOperatorByEmail } from "../../db/queries/operators";
@@ -9,7 +10,8 @@ import {
   type AdminContext,
   createOperator,
   createTenant,
-  definitionsFromRegistry,
+  definitionsFromStore,
+  type ResolveDefinition,
   SLUG_PATTERN,
   saveRoute,
   TOOL_NAME_PATTERN,
@@ -35,7 +37,7 @@ let env: Record<string, string>;
 let service: AdminContext;
 let consoleCtx: ReturnType<typeof contextFor>;
 let tenantId: string;
-const resolveDefinition = definitionsFromRegistry(shippedWorkflows);
+const resolveDefinition: ResolveDefinition = (name, version) => definitionsFromStore(sql)(name, version);
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -44,6 +46,8 @@ beforeAll(async () => {
   service = { sql, actor: { kind: "cli", user: "test", host: "rules" } };
   consoleCtx = contextFor(sql, (await makeOperator(sql, "admin")).id);
   tenantId = (await createTenant(service, { slug: "rules", name: "Rules" })).id;
+  // What a worker serving the demo module publishes when it registers: console and CLI bind to it.
+  await publishDefinitions(sql, shippedWorkflows.all().map(describeDefinition), "test-worker");
 });
 afterAll(async () => {
   await db.drop();

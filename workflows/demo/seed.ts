@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { describeDefinition, publishDefinitions } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { listApiKeys } from "../../db/queries/api-keys";
 import { countOperators } from "../../db/queries/operators";
@@ -9,7 +10,7 @@ import {
   createKey,
   createOperator,
   createTenant,
-  definitionsFromRegistry,
+  definitionsFromStore,
   SEED_ACTOR,
   saveRoute,
 } from "../../lib/admin";
@@ -28,7 +29,10 @@ export type SeedResult = { created: boolean; apiKey?: string; operator?: { email
  */
 export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
   const ctx: AdminContext = { sql, actor: SEED_ACTOR };
-  const resolveDefinition = definitionsFromRegistry(shippedWorkflows);
+  // Publish the demo's definitions as its worker will, so the routes bind to store definitions like
+  // any team's (a worker starting later finds them unchanged).
+  await publishDefinitions(sql, shippedWorkflows.all().map(describeDefinition), "seed");
+  const resolveDefinition = definitionsFromStore(sql);
   let created = false;
   const ensureTenant = async (slug: string, name: string) => {
     const existing = await findTenantBySlug(sql, slug);

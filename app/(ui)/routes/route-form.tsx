@@ -14,7 +14,7 @@ export function RouteForm({
   current,
 }: {
   tenants: { id: string; slug: string }[];
-  knownWorkflows: { name: string; version: number }[];
+  knownWorkflows: { name: string; version: number; revision: number; servedBy: number }[];
   current?: RouteItem;
 }) {
   const names = [...new Set(knownWorkflows.map((w) => w.name))].sort();
@@ -97,7 +97,11 @@ export function RouteForm({
         Allow an unpublished version (its tool accepts any object as input)
       </label>
       <p className="text-xs text-slate-500">
-        Shipped workflows: {knownWorkflows.map((w) => `${w.name}@${w.version}`).join(", ")}.
+        {knownWorkflows.length === 0
+          ? "No worker has published a definition yet: start runifold-worker with your workflows module."
+          : `Published workflows: ${knownWorkflows
+              .map((w) => `${w.name}@${w.version}${w.servedBy > 0 ? "" : " (no worker serves it now)"}`)
+              .join(", ")}.`}
       </p>
       <button type="submit" className={buttonClass}>
         Save revision

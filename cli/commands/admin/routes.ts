@@ -1,6 +1,5 @@
 import { listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
-import { definitionsFromRegistry, disableRoute, saveRoute, UnpublishedWorkflowError } from "../../../lib/admin";
-import { shippedWorkflows } from "../../../workflows/demo";
+import { definitionsFromStore, disableRoute, saveRoute, UnpublishedWorkflowError } from "../../../lib/admin";
 import { CliError, intOption, option, parseJsonOption, positionals, requiredOption } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -9,9 +8,7 @@ import { registerCommand } from "../registry";
 
 const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSON document)" };
 
-// The CLI's composition root for routes: definitions of the workflows this build ships (for now;
-// later, the definitions workers publish to the store).
-const resolveDefinition = definitionsFromRegistry(shippedWorkflows);
+// The CLI binds routes to the definitions workers published to the store (`definitions list`).
 
 function describeRoute(route: RouteRow): string {
   const state = route.disabled_at ? "disabled" : `task support ${route.task_support}`;
@@ -69,11 +66,13 @@ registerCommand({
         };
         const { route, inputSchemaFrom } = await withAdmin(io, async (ctx) => {
           const tenantId = (await requireTenant(ctx.sql, slug)).id;
-          return saveRoute({ ...ctx, resolveDefinition }, { ...request, tenantId }).catch((error: unknown) => {
-            if (error instanceof UnpublishedWorkflowError)
-              throw new CliError(`This build does not ship ${error.workflowKey}; pass --allow-unpublished to bind it anyway.`);
-            throw error;
-          });
+          return saveRoute({ ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) }, { ...request, tenantId }).catch(
+            (error: unknown) => {
+              if (error instanceof UnpublishedWorkflowError)
+                throw new CliError(`This build does not ship ${error.workflowKey}; pass --allow-unpublished to bind it anyway.`);
+              throw error;
+            },
+          );
         });
         if (inputSchemaFrom === "unpublished") {
           io.stderr.write(

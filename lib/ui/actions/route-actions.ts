@@ -1,15 +1,15 @@
 import "server-only";
-import { definitionsFromRegistry, disableRoute, saveRoute, ZDisableRoute, ZSaveRoute } from "../../admin";
-import { webRegistry } from "../../server/registry";
+import { definitionsFromStore, disableRoute, saveRoute, ZDisableRoute, ZSaveRoute } from "../../admin";
 import { operatorAction } from "./operator-action";
 
-// The console's composition root for routes: definitions come from the web tier's registry.
-const resolveDefinition = definitionsFromRegistry(webRegistry());
+// The console binds routes to the definitions workers published to the store (never workflow code).
 
 /** Adds a tool or revises it (a new immutable revision), by lib/admin's one route-creation rule. */
 export const saveRouteAction = operatorAction(
   ZSaveRoute,
-  async (ctx, input) => ({ revision: (await saveRoute({ ...ctx, resolveDefinition }, input)).route.revision }),
+  async (ctx, input) => ({
+    revision: (await saveRoute({ ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) }, input)).route.revision,
+  }),
   { tenantScoped: true },
 );
 
