@@ -29,7 +29,9 @@ const violations: [file: string, source: string, message: RegExp][] = [
     'export { runWorkerProcess } from "../../workers/run-worker-process";',
     /workers\/ holds process entry points/,
   ],
-  ["lib/ui/probe-workflows.ts", 'export { shippedWorkflows } from "../../workflows/demo";', /never imports workflow modules/],
+  ["lib/ui/probe-workflows.ts", 'export { shippedWorkflows } from "../../workflows/demo";', /never import workflow modules/],
+  ["lib/server/probe.ts", 'export { shippedWorkflows } from "../../workflows/demo";', /never import workflow modules/],
+  ["app/probe-workflows.ts", 'export { shippedWorkflows } from "@/workflows/demo";', /never import workflow modules/],
   ["app/probe.ts", 'export { createDb } from "@/db/client";', /never db\/ directly/],
   ["packages/sdk/src/probe.ts", 'export { readEnv } from "../../../lib/env";', /depends only on db\/client, db\/sql/],
   ["packages/sdk/src/probe-next.ts", 'export { NextResponse } from "next/server";', /framework-free/],
@@ -44,7 +46,6 @@ const violations: [file: string, source: string, message: RegExp][] = [
 const allowed: [file: string, source: string][] = [
   ["lib/ui/ok.ts", 'export { readTaskRecord } from "../tasks";\nexport { diagnoseTask } from "../tasks/client";'],
   ["lib/ui/ok-auth.ts", 'export { hashPassword } from "../auth";\nexport { authOptions } from "../auth/web";'],
-  ["lib/server/ok.ts", 'export { shippedWorkflows } from "../../workflows/demo";'],
   ["packages/sdk/src/ok.ts", 'export { inTransaction } from "../../../db/client";'],
   ["tests/engine/ok.ts", 'export { claimRuns } from "@runifold/sdk/testing";'],
   ["app/ok.tsx", 'export { isTerminal } from "@runifold/sdk/states";'],
