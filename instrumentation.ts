@@ -1,6 +1,11 @@
 // Next.js calls register() once when a server process starts (not during `next build`).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // The socket's peer and local address as headers a client cannot forge (sign-in throttling, the loopback guard).
+  const { installPeerHook } = await import("./lib/auth");
+  installPeerHook();
   const { startWebRetention } = await import("./lib/server/retention");
   startWebRetention();
+  const { startWebScheduler } = await import("./lib/server/scheduler");
+  startWebScheduler();
 }

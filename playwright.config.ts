@@ -3,22 +3,23 @@ import { defineConfig } from "@playwright/test";
 /**
  * End-to-end tests drive the real app, a real worker and Debian's Chromium.
  *
- * `npm test` (scripts/test-all.ts) starts the stack itself (embedded Postgres `e2e-pg`, migrations,
- * demo seed, `next start` on a free port, one worker) and passes its address as BASE_URL. Run alone
- * (`npm run test:e2e`) without BASE_URL, Playwright starts `npm start` on port 3100 with its state
- * under .data/e2e, after `next build` has been run.
+ * `npm run test:e2e` (also what `npm test` runs) needs a production build (`next build`). Its global
+ * setup (e2e/global-setup.ts) brings up the stack with scripts/lib/test-stack.ts — the same helper
+ * the conformance run uses — and sets BASE_URL and DATABASE_URL, which the worker processes
+ * inherit and read when they load this file. With BASE_URL (and DATABASE_URL) set beforehand, the
+ * tests run against that stack instead.
  */
-const baseURL = process.env.BASE_URL;
-const standalonePort = 3100;
-
 export default defineConfig({
   testDir: "./e2e",
   outputDir: "test-results/playwright",
+  globalSetup: "./e2e/global-setup.ts",
   workers: 1,
   timeout: 60_000,
+  // Assertions wait for a state; the bound only limits how long a failure takes on a loaded machine.
+  expect: { timeout: 15_000 },
   reporter: [["list"], ["json", { outputFile: "test-results/playwright.json" }]],
   use: {
-    baseURL: baseURL ?? `http://127.0.0.1:${standalonePort}`,
+    baseURL: process.env.BASE_URL,
     browserName: "chromium",
     headless: true,
     screenshot: "on",
@@ -36,14 +37,4 @@ export default defineConfig({
       ],
     },
   },
-  webServer: baseURL
-    ? undefined
-    : {
-        command: "node --import tsx scripts/start.ts",
-        url: `http://127.0.0.1:${standalonePort}/api/health`,
-        env: { PORT: String(standalonePort), HOST: "127.0.0.1", RUNIFOLD_DATA_DIR: ".data/e2e", RUNIFOLD_WORKERS: "1" },
-        reuseExistingServer: true,
-        timeout: 180_000,
-        gracefulShutdown: { signal: "SIGINT", timeout: 30_000 },
-      },
 });

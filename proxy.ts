@@ -23,5 +23,7 @@ export const config = {
     "/routes/:path*",
     "/workers/:path*",
     "/retention/:path*",
+    "/audit/:path*",
+    "/account/:path*",
   ],
 };

@@ -1,28 +1,55 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/**
+ * Two projects (`vitest run --project unit|integration`; `npm run test:unit` / `test:integration`):
+ *  - unit: `*.test.ts` beside pure code anywhere outside tests/, e2e/ and examples/ — no Postgres,
+ *    no global setup, so a unit test that reaches for a database fails instead of quietly booting one;
+ *  - integration: tests/**, on a real PostgreSQL with a migrated template database cloned per file
+ *    (tests/helpers/global-setup.ts, tests/helpers/db.ts).
+ * e2e/ is Playwright's (playwright.config.ts), never vitest's.
+ */
 export default defineConfig({
   resolve: {
     alias: {
-      "@": fileURLToPath(new URL("./", import.meta.url)),
+      "@": here("./"),
       // The workspace packages resolve to their sources (as tsconfig.json paths do for tsc, tsx and Next).
-      "@runifold/sdk/testing": fileURLToPath(new URL("./packages/sdk/src/testing.ts", import.meta.url)),
-      "@runifold/sdk/states": fileURLToPath(new URL("./packages/sdk/src/states.ts", import.meta.url)),
-      "@runifold/sdk": fileURLToPath(new URL("./packages/sdk/src/index.ts", import.meta.url)),
-      "@runifold/client": fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)),
+      "@runifold/sdk/testing": here("./packages/sdk/src/testing.ts"),
+      "@runifold/sdk/states": here("./packages/sdk/src/states.ts"),
+      "@runifold/sdk": here("./packages/sdk/src/index.ts"),
+      "@runifold/client": here("./packages/client/src/index.ts"),
       // The marker throws outside React Server Components; tests call server modules directly.
-      "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
+      "server-only": here("./node_modules/server-only/empty.js"),
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "tests/**/*.test.ts", "workers/**/*.test.ts"],
     environment: "node",
-    globalSetup: ["tests/helpers/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     // Two cores: files that spawn workers and servers run a few at a time, not all at once.
     maxWorkers: 2,
     reporters: ["default", "json"],
     outputFile: { json: "test-results/vitest.json" },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["**/*.test.ts"],
+          // examples/ are stand-alone projects with their own runner (node:test); tools/ holds pinned third-party suites.
+          exclude: [...configDefaults.exclude, "tests/**", "e2e/**", "examples/**", "tools/**", ".next/**", ".data/**"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["tests/**/*.test.ts"],
+          globalSetup: ["tests/helpers/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 import base from "./vitest.config";
 
 // `npm run test:faults`: the fault suite at full size (RUNIFOLD_FAULTS=full). The quick size of the
-// same files runs inside `npm test` through vitest.config.ts (its tests/**/*.test.ts include).
+// same files runs inside `npm test` through vitest.config.ts (the integration project's tests/** include).
 // Aliases come from the default config so both stay in step.
 export default defineConfig({
   resolve: base.resolve,

@@ -1,3 +1,4 @@
+import { terminalSafe } from "./output";
 import { runCli } from "./run";
 
 /**
@@ -13,8 +14,9 @@ process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+  // Server-provided text is printed with control characters and bidi overrides made visible (output.ts).
+  stdout: terminalSafe(process.stdout),
+  stderr: terminalSafe(process.stderr),
   stdin: process.stdin,
   env: process.env,
   signal: controller.signal,

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { ElicitParams, InputRequest, InputResponse } from "@runifold/client";
 import { type FormField, fieldsFromSchema, type RawValue, validateForm } from "../lib/ui/schema-form";
+import { unsanitized } from "./output";
 
 export type PromptStreams = {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -59,7 +60,8 @@ export async function promptForInput(
   const params = (request.params ?? {}) as ElicitParams;
   const rl = createInterface({
     input: streams.input,
-    output: streams.output,
+    // readline's own line editing writes escape sequences: it gets the raw stream; our writes stay sanitised.
+    output: unsanitized(streams.output),
     terminal: Boolean(streams.input.isTTY && streams.output.isTTY),
   });
   const lines = rl[Symbol.asyncIterator]();

@@ -2,19 +2,13 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import postgres from "postgres";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
 import { createOperator } from "../db/queries/operators";
 import { hashPassword } from "../lib/auth";
 
-/**
- * A short-lived connection to the stack's database: `npm test` passes DATABASE_URL; a standalone
- * `npm run test:e2e` finds the embedded instance under .data/e2e.
- */
+/** A short-lived connection to the stack's database (DATABASE_URL, set by e2e/global-setup.ts). */
 export async function withStackDatabase<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const url = resolveDatabaseUrl({
-    DATABASE_URL: process.env.DATABASE_URL,
-    RUNIFOLD_DATA_DIR: process.env.DATABASE_URL ? undefined : ".data/e2e",
-  });
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: e2e/global-setup.ts sets it for the stack it starts");
   const sql = postgres(url, { max: 2, onnotice: () => {} });
   try {
     return await fn(sql);

@@ -5,6 +5,7 @@ import { createTenant } from "../db/queries/tenants";
 import { createApiKey } from "../lib/auth";
 import { type RetentionReport, runRetention } from "../lib/retention";
 import { modernClient } from "../tests/helpers/modern-client";
+import { waitFor } from "../tests/helpers/wait-for";
 import { createAdmin, screenshot, withStackDatabase } from "./fixtures";
 import { LoginPage } from "./pages/login-page";
 import { RetentionPage } from "./pages/retention-page";
@@ -58,12 +59,11 @@ test("a completed task is purged by a cleaner pass once its tenant's retention i
   report = await withStackDatabase(async (sql) => {
     await sql`UPDATE tenants SET retention_ms = 0 WHERE slug = ${tenant}`;
     // The worker's periodic pass may hold the lock right now: a skipped pass is retried.
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const pass = await runRetention(sql, { holder: "e2e:retention-spec" });
-      if (pass.status !== "skipped") return pass;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error("the cleaner lock stayed taken");
+    return waitFor(
+      () => runRetention(sql, { holder: "e2e:retention-spec" }),
+      (attempt): attempt is typeof report => attempt.status !== "skipped",
+      { describe: "a cleaner pass that gets the lock", everyMs: 200 },
+    );
   });
   expect(report.status).toBe("completed");
   const tombstones = await withStackDatabase((sql) => sql`SELECT final_status FROM tombstones WHERE run_id = ${taskId}`);

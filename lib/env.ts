@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustedProxies } from "./auth/client-address";
 
 /**
  * The process environment, parsed once. Every entry point calls `readEnv()`; a bad value fails fast
@@ -30,6 +31,27 @@ const ZEnv = z
           .filter(Boolean),
       ),
     NEXTAUTH_SECRET: z.string().min(16).optional(),
+    /**
+     * Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs or CIDRs). Empty: the
+     * client address is the socket peer and X-Forwarded-For is ignored (sign-in throttling, audit).
+     */
+    RUNIFOLD_TRUSTED_PROXIES: z
+      .string()
+      .default("")
+      .refine((value) => {
+        try {
+          parseTrustedProxies(value);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "a comma-separated list of IP addresses or CIDRs"),
+    /**
+     * What `npm start` seeds into an empty store: `demo` (demo tenants, routes, a key and an admin),
+     * `admin` (a first admin only, its password shown once) or `off`. Default: `demo` on the
+     * embedded store, `admin` with DATABASE_URL (DESIGN.md §1).
+     */
+    RUNIFOLD_SEED: z.enum(["demo", "admin", "off"]).optional(),
     /**
      * Where local state lives (embedded PostgreSQL data and its published URL, the generated
      * NEXTAUTH_SECRET). Relative paths resolve against the project root. Default: `.data`.

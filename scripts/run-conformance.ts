@@ -1,12 +1,20 @@
-// Runs the official MCP conformance suite's ten tasks-* scenarios (2026-07-28 + the tasks
-// extension) against a running endpoint; prints one line per check and a final
-// `N passed, N failed` line. Usage: tsx scripts/run-conformance.ts <url> [outDir]
+// `npm run test:conformance`: the official MCP conformance suite's ten tasks-* scenarios
+// (2026-07-28 + the tasks extension); prints one line per check and a final `N passed, N failed`.
+//
+//   tsx scripts/run-conformance.ts [<url> [outDir]]
+//
+// Without a URL it brings up its own stack (scripts/lib/test-stack.ts, as Playwright does) whose web
+// process maps unauthenticated loopback requests to the `conformance` tenant: the suite cannot send
+// an Authorization header, so RUNIFOLD_INSECURE_LOOPBACK_TENANT is set for this stack only. With a
+// URL it runs against that endpoint as it is.
 //
 // The suite needs Node >= 22, so it lives in tools/conformance (its own pinned lockfile, installed
 // on first use) and runs on that package's Node 22 binary; the project keeps the machine's Node.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { killAllNow } from "./lib/children";
+import { startTestStack, type TestStack } from "./lib/test-stack";
 
 export const TASK_SCENARIOS = [
   "tasks-lifecycle",
@@ -33,17 +41,14 @@ function ensureInstalled() {
   if (npm.status !== 0 || !existsSync(NODE22) || !existsSync(CLI)) throw new Error("could not install tools/conformance");
 }
 
-export function runConformance(url: string, outDir: string): { passed: number; failed: number; skipped: number } {
+export async function runConformance(url: string, outDir: string): Promise<{ passed: number; failed: number; skipped: number }> {
   ensureInstalled();
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const scenario of TASK_SCENARIOS) {
     const dir = path.join(outDir, scenario);
     mkdirSync(dir, { recursive: true });
     // No --spec-version: extension scenarios are off the spec timeline and would be skipped.
-    const run = spawnSync(NODE22, [CLI, "server", "--url", url, "--scenario", scenario, "-o", dir], {
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    const run = await runScenario([CLI, "server", "--url", url, "--scenario", scenario, "-o", dir], 120_000);
     const checks = readChecks(dir);
     if (checks.length === 0) {
       totals.failed += 1;
@@ -62,6 +67,33 @@ export function runConformance(url: string, outDir: string): { passed: number; f
   return totals;
 }
 
+/**
+ * One scenario as a child process, awaited without blocking the event loop: when this script runs
+ * its own stack, the web and worker processes' output is relayed by this process while it waits.
+ */
+function runScenario(args: string[], timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE22, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
 function readChecks(dir: string): Check[] {
   const found: Check[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -72,14 +104,51 @@ function readChecks(dir: string): Check[] {
   return found;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename ?? "")) {
-  const [url, out = "test-results/conformance"] = process.argv.slice(2);
-  if (!url) {
-    console.error("usage: tsx scripts/run-conformance.ts <url> [outDir]");
-    process.exit(4);
+let stack: TestStack | undefined;
+
+/** Against `url`, or against a stack of its own when none is given; prints the summary line last. */
+async function main(args: string[]): Promise<number> {
+  const [given, out = "test-results/conformance"] = args;
+  if (given?.startsWith("-")) {
+    console.error("usage: tsx scripts/run-conformance.ts [<url> [outDir]]");
+    return 4;
   }
-  const totals = runConformance(url, out);
-  console.log(`conformance: ${totals.skipped} skipped (the suite marks these SKIPPED itself)`);
-  console.log(`${totals.passed} passed, ${totals.failed} failed`);
-  process.exit(totals.failed === 0 ? 0 : 1);
+  stack = given
+    ? undefined
+    : await startTestStack({
+        projectRoot: process.cwd(),
+        label: "conformance",
+        workers: 1,
+        env: { RUNIFOLD_INSECURE_LOOPBACK_TENANT: "conformance" },
+        log: (line) => console.log(`[conformance stack] ${line}`),
+      });
+  try {
+    const url = given ?? `${stack?.origin}/api/mcp`;
+    console.log(`conformance: tasks-* scenarios against ${url}`);
+    const totals = await runConformance(url, out);
+    console.log(`conformance: ${totals.skipped} skipped (the suite marks these SKIPPED itself)`);
+    console.log(`${totals.passed} passed, ${totals.failed} failed`);
+    return totals.failed === 0 ? 0 : 1;
+  } finally {
+    await stack?.stop();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename ?? "")) {
+  process.on("exit", killAllNow); // never leave the stack's processes behind
+  let signals = 0;
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      signals += 1;
+      if (signals > 1 || !stack) process.exit(130);
+      void stack.stop().finally(() => process.exit(130));
+    });
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
+      console.log("0 passed, 1 failed");
+      process.exit(1);
+    },
+  );
 }

@@ -1,7 +1,8 @@
-// `npm start`: database (embedded unless DATABASE_URL), migrations, demo seed, build, web + workers.
+// `npm start`: database (embedded unless DATABASE_URL), migrations, seed (RUNIFOLD_SEED: demo on the
+// embedded store, a first admin only with DATABASE_URL), build, web + workers.
 // Ctrl-C / SIGTERM stops everything in order (workers and web drain, then Postgres); a second
 // signal kills everything at once.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { resolveDataRoot } from "../db/embedded/database-url";
 import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
@@ -84,6 +85,7 @@ async function main() {
     onEmbedded: (pg) => {
       embedded = pg;
     },
+    seed: env.RUNIFOLD_SEED,
   });
   if (db.applied.length > 0) log(`applied migrations: ${db.applied.join(", ")}`);
   if (signals > 0) return;
@@ -119,13 +121,28 @@ async function main() {
 
 function printWelcome(url: string, seed: SeedResult | undefined, workers: number) {
   const lines = [``, `  Runifold is running at ${url}`, `  health: ${url}/api/health · workers: ${workers}`];
-  if (seed?.created) {
-    lines.push(``, `  First run: demo data seeded. Save these now; they are not shown again.`);
-    if (seed.operator) lines.push(`    operator login: ${seed.operator.email} / ${seed.operator.password}`);
-    if (seed.apiKey) lines.push(`    demo API key:   ${seed.apiKey}`);
+  const secrets = seed?.created ? credentialLines(seed) : [];
+  if (secrets.length > 0) {
+    if (process.stdout.isTTY) {
+      lines.push(``, `  First run. Save these now; they are not shown again.`, ...secrets.map((line) => `    ${line}`));
+    } else {
+      // Not a terminal: stdout is probably a log (journald, docker, CI). Credentials never go there.
+      const file = path.join(dataRoot, `first-run-credentials-${Date.now()}.txt`);
+      mkdirSync(dataRoot, { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${secrets.join("\n")}\n`, { mode: 0o600, flag: "wx" });
+      lines.push(``, `  First run: credentials written to ${file} (mode 0600). Read it once, then delete it.`);
+    }
+    if (seed?.operator && !seed.apiKey) lines.push(`  The admin password must be changed at first sign-in.`);
   }
   lines.push(``, `  Press Ctrl-C to stop.`, ``);
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function credentialLines(seed: SeedResult): string[] {
+  return [
+    ...(seed.operator ? [`operator login: ${seed.operator.email} / ${seed.operator.password}`] : []),
+    ...(seed.apiKey ? [`demo API key:   ${seed.apiKey}`] : []),
+  ];
 }
 
 main().catch((error) => {

@@ -6,6 +6,12 @@ import { redirect } from "next/navigation";
 import type { OperatorContext } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
+import {
+  changePasswordAction,
+  resetPasswordAction,
+  setTenantDisabledAction,
+  signOutEverywhereAction,
+} from "@/lib/ui/actions/account-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "@/lib/ui/actions/route-actions";
 import { answerInputAction, cancelTaskAction } from "@/lib/ui/actions/task-actions";
@@ -56,3 +62,8 @@ export const disableRoute = serverAction(disableRouteAction, ["/routes"]);
 export const cancelTask = serverAction(cancelTaskAction);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInput = serverAction(answerInputAction);
+export const changePassword = serverAction(changePasswordAction);
+export const signOutEverywhere = serverAction(signOutEverywhereAction);
+// Not revalidated: the form shows the temporary password once, then refreshes the page itself.
+export const resetPassword = serverAction(resetPasswordAction);
+export const setTenantDisabled = serverAction(setTenantDisabledAction, ["/tenants"]);

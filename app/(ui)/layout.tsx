@@ -8,7 +8,8 @@ import { SignOutButton } from "./_components/sign-out-button";
 // The operator console shell. Each page under it checks the operator again (layouts are not
 // re-run on every navigation, so this check is for the header only, never the only one).
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const { operator } = await pageOperator();
+  // The shell renders during a forced password change too (the password page needs it).
+  const { operator } = await pageOperator({ duringPasswordChange: true });
   return (
     <Providers>
       <header className="border-b border-slate-200 bg-white">
@@ -16,11 +17,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <Link href="/overview" className="text-lg font-semibold tracking-tight text-slate-900">
             Runifold
           </Link>
-          <NavLinks />
+          <NavLinks isAdmin={operator.role === "admin"} />
           <div className="ml-auto flex items-center gap-2 text-sm text-slate-600">
-            <span className="truncate" title={operator.email}>
+            <Link href="/account/password" className="truncate hover:underline" title={operator.email}>
               {operator.email} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{operator.role}</span>
-            </span>
+            </Link>
             <SignOutButton />
           </div>
         </div>

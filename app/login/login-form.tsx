@@ -3,6 +3,7 @@
 import { useRouter, useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { type FormEvent, Suspense, useState } from "react";
+import { safeCallbackPath } from "./safe-callback";
 
 const input =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30";
@@ -22,12 +23,13 @@ function Form() {
     setBusy(false);
     if (!result || result.error) {
       // One message for unknown email and wrong password; a lock says only "wait".
-      setError(result?.error === "throttled" ? "Too many failed attempts. Try again in a minute." : "Invalid email or password.");
+      setError(
+        result?.error === "throttled" ? "Too many failed attempts. Try again in a few minutes." : "Invalid email or password.",
+      );
       return;
     }
-    const next = search.get("callbackUrl");
-    // Only same-site paths: an absolute callbackUrl could send the operator elsewhere.
-    router.replace(next?.startsWith("/") && !next.startsWith("//") ? next : "/overview");
+    // Only a path on this origin, checked after URL parsing (safe-callback.ts).
+    router.replace(safeCallbackPath(search.get("callbackUrl"), window.location.origin));
     router.refresh();
   }
 
@@ -39,11 +41,11 @@ function Form() {
     >
       <label className="text-sm font-medium text-slate-700">
         Email
-        <input name="email" type="email" autoComplete="username" required className={input} />
+        <input name="email" type="email" autoComplete="username" required maxLength={320} className={input} />
       </label>
       <label className="text-sm font-medium text-slate-700">
         Password
-        <input name="password" type="password" autoComplete="current-password" required className={input} />
+        <input name="password" type="password" autoComplete="current-password" required maxLength={200} className={input} />
       </label>
       {error && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">

@@ -11,5 +11,6 @@ import "./admin/demo";
 import "./client/call";
 import "./client/tasks";
 import "./admin/retention";
+import "./admin/audit";
 
 export { type CliIo, type CommandGroup, commands, registerCommand, type Verb } from "./registry";

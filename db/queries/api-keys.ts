@@ -1,5 +1,5 @@
 import type { SqlHandle } from "../client";
-import { PREPARED } from "../sql";
+import { isUuid, PREPARED } from "../sql";
 
 export type ApiKeyRow = {
   id: string;
@@ -10,6 +10,8 @@ export type ApiKeyRow = {
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  created_by: string | null;
+  created_by_operator_id: string | null;
   created_at: Date;
 };
 
@@ -18,12 +20,30 @@ export type ApiKeyWithTenant = ApiKeyRow & { tenant_slug: string; tenant_max_ttl
 
 export async function insertApiKey(
   sql: SqlHandle,
-  params: { id: string; tenantId: string; name: string; secretSha256: string; scopes: string[]; expiresAt?: Date | null },
+  params: {
+    id: string;
+    tenantId: string;
+    name: string;
+    secretSha256: string;
+    scopes: string[];
+    expiresAt?: Date | null;
+    createdBy?: string | null;
+    createdByOperatorId?: string | null;
+  },
 ): Promise<ApiKeyRow> {
   const rows = await sql.unsafe<ApiKeyRow[]>(
-    `INSERT INTO api_keys (id, tenant_id, name, secret_sha256, scopes, expires_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6) RETURNING *`,
-    [params.id, params.tenantId, params.name, params.secretSha256, params.scopes, params.expiresAt ?? null],
+    `INSERT INTO api_keys (id, tenant_id, name, secret_sha256, scopes, expires_at, created_by, created_by_operator_id)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::uuid) RETURNING *`,
+    [
+      params.id,
+      params.tenantId,
+      params.name,
+      params.secretSha256,
+      params.scopes,
+      params.expiresAt ?? null,
+      params.createdBy ?? null,
+      params.createdByOperatorId ?? null,
+    ],
   );
   return rows[0] as ApiKeyRow;
 }
@@ -59,18 +79,46 @@ export async function touchApiKey(sql: SqlHandle, keyId: string): Promise<void> 
 
 export async function listApiKeys(sql: SqlHandle, tenantId: string): Promise<Omit<ApiKeyRow, "secret_sha256">[]> {
   return sql.unsafe(
-    `SELECT id, tenant_id, name, scopes, expires_at, revoked_at, last_used_at, created_at
+    `SELECT id, tenant_id, name, scopes, expires_at, revoked_at, last_used_at, created_by, created_by_operator_id, created_at
      FROM api_keys WHERE tenant_id = $1 ORDER BY created_at DESC`,
     [tenantId],
   );
 }
 
-/** Revokes a key; `tenantId` (when the caller is scoped to a tenant) keeps other tenants' keys out of reach. */
-export async function revokeApiKey(sql: SqlHandle, params: { keyId: string; tenantId?: string }): Promise<boolean> {
+/**
+ * Revokes a key of one tenant: the tenant is required and in the WHERE clause, so another tenant's
+ * key is "not found" exactly like a missing one. What the console and any tenant-scoped caller use.
+ */
+export async function revokeApiKeyForTenant(sql: SqlHandle, params: { keyId: string; tenantId: string }): Promise<boolean> {
+  if (!isUuid(params.tenantId)) return false;
   const rows = await sql.unsafe(
-    `UPDATE api_keys SET revoked_at = now()
-     WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) AND revoked_at IS NULL RETURNING id`,
-    [params.keyId, params.tenantId ?? null],
+    "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND tenant_id = $2::uuid AND revoked_at IS NULL RETURNING id",
+    [params.keyId, params.tenantId],
   );
   return rows.length === 1;
+}
+
+/**
+ * The explicit admin form (the CLI, at a shell with database access): any tenant's key. Never
+ * called from lib/mcp or lib/ui (tests/security/tenant-required.test.ts fails if it is).
+ */
+export async function revokeApiKeyAsAdmin(sql: SqlHandle, keyId: string): Promise<boolean> {
+  const rows = await sql.unsafe("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id", [
+    keyId,
+  ]);
+  return rows.length === 1;
+}
+
+/** @deprecated The admin form under its old name; use revokeApiKeyAsAdmin or revokeApiKeyForTenant. */
+export async function revokeApiKey(sql: SqlHandle, params: { keyId: string }): Promise<boolean> {
+  return revokeApiKeyAsAdmin(sql, params.keyId);
+}
+
+/** Revokes every active key an operator minted (offered when disabling it); returns their ids. */
+export async function revokeKeysCreatedBy(sql: SqlHandle, operatorId: string): Promise<{ id: string; tenant_id: string }[]> {
+  if (!isUuid(operatorId)) return [];
+  return sql.unsafe<{ id: string; tenant_id: string }[]>(
+    "UPDATE api_keys SET revoked_at = now() WHERE created_by_operator_id = $1 AND revoked_at IS NULL RETURNING id, tenant_id",
+    [operatorId],
+  );
 }

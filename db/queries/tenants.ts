@@ -47,3 +47,16 @@ export async function findScopedTenantBySlug(
   );
   return rows[0];
 }
+
+/** Disables (or enables) a tenant: its keys, tokens and tasks then answer like an unknown tenant's. */
+export async function setTenantDisabled(
+  sql: SqlHandle,
+  params: { tenantId: string; disabled: boolean },
+): Promise<TenantRow | undefined> {
+  if (!isUuid(params.tenantId)) return undefined;
+  const rows = await sql.unsafe<TenantRow[]>(
+    `UPDATE tenants SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, now()) END WHERE id = $1 RETURNING ${COLUMNS}`,
+    [params.tenantId, params.disabled],
+  );
+  return rows[0];
+}

@@ -16,10 +16,17 @@ export const apiKeys = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    /** Who minted it, as the audit trail names actors (`operator:<id>`, `cli:<user>@<host>`, `seed`). */
+    createdBy: text("created_by"),
+    /** The minting operator, so disabling that operator can revoke its keys in one action. */
+    createdByOperatorId: uuid("created_by_operator_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
   },
-  // serves: keys list --tenant (listKeys)
-  (t) => [index("api_keys_tenant_idx").on(t.tenantId, t.createdAt)],
+  // serves: keys list --tenant (listKeys); revoking an operator's keys
+  (t) => [
+    index("api_keys_tenant_idx").on(t.tenantId, t.createdAt),
+    index("api_keys_created_by_operator_idx").on(t.createdByOperatorId),
+  ],
 );
 
 export type ApiKey = typeof apiKeys.$inferSelect;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /** People who sign in to the operator UI. `admin` sees every tenant; `operator` only its memberships. */
@@ -11,8 +11,35 @@ export const operators = pgTable("operators", {
   passwordHash: text("password_hash").notNull(),
   role: text("role").notNull(),
   disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  /**
+   * Bumped by "sign out everywhere", a password change or reset, and disabling: every session JWT
+   * carries the version it was issued under, and requireOperator refuses any other (ASVS 3.3).
+   */
+  sessionVersion: integer("session_version").notNull().default(0),
+  /** Set by an admin's reset: the console lets this operator do nothing but choose a new password. */
+  mustChangePassword: boolean("must_change_password").notNull().default(false),
+  passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
+
+/**
+ * One row per console sign-in: the JWT carries its id, so signing out ends exactly that session at
+ * once (a JWT alone stays valid until it expires). Purged a day after it ended or expired.
+ */
+export const operatorSessions = pgTable(
+  "operator_sessions",
+  {
+    id: text("id").primaryKey(),
+    operatorId: uuid("operator_id")
+      .notNull()
+      .references(() => operators.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  // serves: sign out everywhere (end every session of an operator) and the purge by expiry
+  (t) => [index("operator_sessions_operator_idx").on(t.operatorId), index("operator_sessions_expires_idx").on(t.expiresAt)],
+);
 
 export const operatorTenants = pgTable(
   "operator_tenants",
@@ -28,10 +55,21 @@ export const operatorTenants = pgTable(
   (t) => [primaryKey({ columns: [t.operatorId, t.tenantId] })],
 );
 
-/** Failed sign-ins per key (email or client address), for throttling shared by every web instance. */
-export const loginThrottle = pgTable("login_throttle", {
-  key: text("key").primaryKey(),
-  failures: integer("failures").notNull().default(0),
-  windowStartedAt: timestamp("window_started_at", { withTimezone: true }).notNull().default(sql`now()`),
-  lockedUntil: timestamp("locked_until", { withTimezone: true }),
-});
+/**
+ * Sign-in attempts per key (an email, a client address, or the pair), for throttling shared by every
+ * web instance. An attempt is counted before its password is checked and cleared by a success;
+ * `lock_count` doubles each successive lock. Rows untouched for a day are purged (bounded table).
+ */
+export const loginThrottle = pgTable(
+  "login_throttle",
+  {
+    key: text("key").primaryKey(),
+    failures: integer("failures").notNull().default(0),
+    windowStartedAt: timestamp("window_started_at", { withTimezone: true }).notNull().default(sql`now()`),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lockCount: integer("lock_count").notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  // serves: the purge of rows untouched for a day
+  (t) => [index("login_throttle_updated_idx").on(t.updatedAt)],
+);

@@ -32,6 +32,15 @@ export const routes = pgTable(
     maxTtlMs: bigint("max_ttl_ms", { mode: "number" }),
     /** How long an ordinary (non-task) tools/call waits for the run before answering with a follow-up note. */
     syncDeadlineMs: integer("sync_deadline_ms").notNull().default(30_000),
+    /**
+     * A cron expression (5 or 6 fields, parsed by croner) on which the scheduler starts this route's
+     * workflow with `schedule_input`, in `schedule_timezone` (IANA, default UTC). After downtime,
+     * `schedule_catch_up` says what happens to missed fire times: `skip` them, or fire `one` run.
+     */
+    scheduleCron: text("schedule_cron"),
+    scheduleTimezone: text("schedule_timezone"),
+    scheduleCatchUp: text("schedule_catch_up").notNull().default("skip"),
+    scheduleInput: jsonb("schedule_input"),
     /** A disabled revision ends the tool; `routes add` later starts a new revision. */
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),

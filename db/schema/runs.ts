@@ -26,8 +26,18 @@ export const runs = pgTable(
     claimableAt: timestamp("claimable_at", { withTimezone: true, precision: 3 }),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, precision: 3 }),
+    /** The fencing token: bumped by every claim (resumptions included), checked by every leased write. */
     attempt: integer("attempt").notNull().default(0),
+    /**
+     * Attempts in a row that ended without progress (the lease expired under a crashed or partitioned
+     * worker). Reset by every durable write; the retry budget of a run counts these, never resumptions.
+     */
+    lostAttempts: integer("lost_attempts").notNull().default(0),
     checkpoints: integer("checkpoints").notNull().default(0),
+    /** The run's own timeout: past it the run ends `failed` (code `run_timeout`), wherever it is parked. */
+    deadlineAt: timestamp("deadline_at", { withTimezone: true, precision: 3 }),
+    /** Why a failed run failed, for operators only: {code, message, step?, stepAttempt?, attempt, at}. */
+    failure: jsonb("failure"),
     /** What a waiting run waits for: {timer:{key,wakeAt}} | {signal:{name,since}} | {input:{keys,since}}. */
     waitDetail: jsonb("wait_detail"),
     progress: jsonb("progress"),
@@ -54,18 +64,29 @@ export const runs = pgTable(
     index("runs_tenant_key_created_idx").on(t.tenantId, t.createdByKeyId, t.createdAt.desc(), t.id.desc()),
     // serves: retention cleaner (terminal runs finished before a cutoff)
     index("runs_finished_idx").on(t.finishedAt).where(sql`finished_at IS NOT NULL`),
+    // serves: the workers' deadline sweep (live runs past their own timeout)
+    index("runs_deadline_idx").on(t.deadlineAt).where(sql`deadline_at IS NOT NULL AND finished_at IS NULL`),
   ],
 );
 
 export type Run = typeof runs.$inferSelect;
 
-/** Memoized step results and durable timers, keyed by (run, key). */
+/**
+ * Memoized step results, durable timers, signal deliveries and step retry state (`retry:<key>`),
+ * keyed by (run, key).
+ */
 export const runSteps = pgTable(
   "run_steps",
   {
     runId: uuid("run_id").notNull(),
     key: text("key").notNull(),
     output: jsonb("output"),
+    /**
+     * Position of the durable operation in the workflow's call order (null: not positional, e.g.
+     * retry state, or called while another operation was pending). Replay compares it to catch code
+     * that changed under a running version (packages/sdk/src/replay/history.ts).
+     */
+    seq: integer("seq"),
     completedAt: timestamp("completed_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
   },
   // serves: replay loading a run's memoized steps, and the exactly-once checkpoint insert
@@ -81,6 +102,9 @@ export const runInputs = pgTable(
     request: jsonb("request").notNull(),
     response: jsonb("response"),
     answeredBy: text("answered_by"),
+    /** requestInput's timeout: past it the request takes `on_timeout` (a default answer, or null: fail the run). */
+    deadlineAt: timestamp("deadline_at", { withTimezone: true, precision: 3 }),
+    onTimeout: jsonb("on_timeout"),
     requestedAt: timestamp("requested_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     answeredAt: timestamp("answered_at", { withTimezone: true, precision: 3 }),
   },
@@ -118,3 +142,26 @@ export const runEvents = pgTable(
 );
 
 export type RunEvent = typeof runEvents.$inferSelect;
+
+/**
+ * Caller-supplied idempotency keys of run creation: the same (tenant, scope, key) returns the run
+ * it first created until `expires_at`. Scope is `tool:<name>` for routes, `workflow:<name@version>`
+ * for direct creation, `schedule:<tool>` for the scheduler.
+ */
+export const runIdempotencyKeys = pgTable(
+  "run_idempotency_keys",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    runId: uuid("run_id").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  (t) => [
+    // serves: the create-or-return lookup (one key per tenant and scope)
+    primaryKey({ columns: [t.tenantId, t.scope, t.key] }),
+    // serves: the workers' sweep of expired keys
+    index("run_idempotency_keys_expires_idx").on(t.expiresAt),
+  ],
+);

@@ -5,15 +5,19 @@
 export type { AdminActor, AdminContext } from "./actor";
 export { actorLabel, SEED_ACTOR } from "./actor";
 export type { CreatedKey } from "./api-keys";
-export { createKey, revokeKey, ZCreateKey, ZRevokeKey } from "./api-keys";
-export type { AuditFields } from "./audit";
+export { createKey, revokeKey, revokeKeyAsAdmin, ZCreateKey, ZRevokeKey, ZRevokeKeyAsAdmin } from "./api-keys";
+export type { AuditContext, AuditFields } from "./audit";
 export { audit } from "./audit";
+export type { AuditEntry } from "./audit-log";
+export { listAudit, ZListAudit } from "./audit-log";
 export type { DefinitionSummary } from "./definitions";
 export { definitionsFromStore, listPublishedDefinitions } from "./definitions";
+export { ensureFirstAdmin, FIRST_ADMIN_EMAIL } from "./first-admin";
 export { addMember, removeMember, ZAddMember, ZRemoveMember } from "./members";
 export type { CreatedOperator } from "./operators";
 export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
 export { parseInput } from "./parse-input";
+export { changeOwnPassword, resetOperatorPassword, ZChangePassword, ZResetPassword } from "./passwords";
 export type { InputSchemaSource, ResolveDefinition, RouteDefinition, RouteDeps, SavedRoute } from "./routes";
 export {
   definitionsFromRegistry,
@@ -25,4 +29,5 @@ export {
   ZSaveRoute,
 } from "./routes";
 export { OPERATOR_ROLES, SLUG_PATTERN, TASK_SUPPORT, TOOL_NAME_PATTERN, WORKFLOW_NAME_PATTERN } from "./rules";
-export { createTenant, ZCreateTenant } from "./tenants";
+export { signOutEverywhere, ZSignOutEverywhere } from "./sessions";
+export { createTenant, setTenantDisabled, ZCreateTenant, ZSetTenantDisabled } from "./tenants";

@@ -18,7 +18,7 @@ export async function addMember(ctx: AdminContext, input: z.input<typeof ZAddMem
   const member = await findOperatorByEmail(ctx.sql, email);
   if (!member) throw new AppError("bad_request", "No operator has that email; create the operator first.");
   await addOperatorTenant(ctx.sql, { operatorId: member.id, tenantId });
-  audit(ctx.actor, "tenant.member.add", { tenantId, memberId: member.id });
+  await audit(ctx, "tenant.member.add", { tenantId, memberId: member.id });
 }
 
 export const ZRemoveMember = z.object({ tenantId: idRule, operatorId: idRule });
@@ -28,5 +28,5 @@ export async function removeMember(ctx: AdminContext, input: z.input<typeof ZRem
   if (!isUuid(tenantId) || !isUuid(operatorId) || !(await removeOperatorTenant(ctx.sql, { operatorId, tenantId }))) {
     throw new AppError("not_found");
   }
-  audit(ctx.actor, "tenant.member.remove", { tenantId, memberId: operatorId });
+  await audit(ctx, "tenant.member.remove", { tenantId, memberId: operatorId });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { inTransaction } from "../../db/client";
+import { revokeKeysCreatedBy } from "../../db/queries/api-keys";
 import {
   addOperatorTenant,
   createOperator as insertOperator,
@@ -23,36 +24,54 @@ export const ZCreateOperator = z.object({
   name: operatorNameRule.optional(),
   /** Also make the operator a member of this tenant (the CLI's --tenant). */
   tenantId: idRule.optional(),
+  /** A password someone else chose (the first admin, an admin's choice): changed at first sign-in. */
+  mustChangePassword: z.boolean().default(false),
 });
 
 export type CreatedOperator = Omit<OperatorRow, "password_hash"> & { tenantIds: string[] };
 
 /** Creates a login for the console; the password is stored as a scrypt hash and never returned or logged. */
 export async function createOperator(ctx: AdminContext, input: z.input<typeof ZCreateOperator>): Promise<CreatedOperator> {
-  const { email, password, role, name, tenantId } = parseInput(ZCreateOperator, input);
+  const { email, password, role, name, tenantId, mustChangePassword } = parseInput(ZCreateOperator, input);
   const passwordHash = await hashPassword(password);
   const created = await inTransaction(ctx.sql, async (tx) => {
     if (tenantId !== undefined && !(await findTenantById(tx, tenantId))) throw new AppError("not_found", "No such tenant.");
     const operator = await conflictOnDuplicate(
-      () => insertOperator(tx, { email, passwordHash, role, name }),
+      () => insertOperator(tx, { email, passwordHash, role, name, mustChangePassword }),
       `An operator with email ${email} already exists`,
     );
     if (tenantId !== undefined) await addOperatorTenant(tx, { operatorId: operator.id, tenantId });
     return operator;
   });
-  audit(ctx.actor, "operator.create", { createdOperatorId: created.id, role: created.role, tenantId });
+  await audit(ctx, "operator.create", { createdOperatorId: created.id, role: created.role, tenantId });
   const { password_hash: _secret, ...operator } = created;
   return { ...operator, tenantIds: tenantId === undefined ? [] : [tenantId] };
 }
 
-export const ZSetOperatorDisabled = z.object({ operatorId: idRule, disabled: z.boolean() });
+export const ZSetOperatorDisabled = z.object({
+  operatorId: idRule,
+  disabled: z.boolean(),
+  /** Also revoke every active key this operator minted (offered when disabling). */
+  revokeKeys: z.boolean().default(false),
+});
 
-/** Disables (or enables) an operator: requireOperator re-reads the row, so a session ends on its next request. */
-export async function setOperatorDisabled(ctx: AdminContext, input: z.input<typeof ZSetOperatorDisabled>): Promise<void> {
-  const { operatorId, disabled } = parseInput(ZSetOperatorDisabled, input);
+/**
+ * Disables (or enables) an operator: its sessions end at once (the session version is bumped), and
+ * with `revokeKeys` so do the API keys it minted. Returns how many keys were revoked.
+ */
+export async function setOperatorDisabled(
+  ctx: AdminContext,
+  input: z.input<typeof ZSetOperatorDisabled>,
+): Promise<{ revokedKeys: number }> {
+  const { operatorId, disabled, revokeKeys } = parseInput(ZSetOperatorDisabled, input);
   // Nobody locks themselves out of the console by accident.
   if (ctx.actor.kind === "operator" && ctx.actor.id === operatorId)
     throw new AppError("bad_request", "You cannot disable yourself.");
   if (!isUuid(operatorId) || !(await updateOperatorDisabled(ctx.sql, { operatorId, disabled }))) throw new AppError("not_found");
-  audit(ctx.actor, disabled ? "operator.disable" : "operator.enable", { targetOperatorId: operatorId });
+  await audit(ctx, disabled ? "operator.disable" : "operator.enable", { targetOperatorId: operatorId });
+  if (!disabled || !revokeKeys) return { revokedKeys: 0 };
+  const revoked = await revokeKeysCreatedBy(ctx.sql, operatorId);
+  for (const key of revoked)
+    await audit(ctx, "key.revoke", { tenantId: key.tenant_id, keyId: key.id, reason: "operator_disabled" });
+  return { revokedKeys: revoked.length };
 }

@@ -129,7 +129,7 @@ export async function saveRoute(deps: RouteDeps, input: z.input<typeof ZSaveRout
       }),
     "Someone else revised this tool at the same moment; try again.",
   );
-  audit(deps.actor, "route.revise", {
+  await audit(deps, "route.revise", {
     tenantId: tenant.id,
     tool: route.tool_name,
     revision: route.revision,
@@ -148,6 +148,6 @@ export async function disableRoute(ctx: AdminContext, input: z.input<typeof ZDis
   if (!tenant) throw new AppError("not_found");
   const route = await appendDisabledRevision(ctx.sql, tenant.id, toolName);
   if (!route) throw new AppError("not_found", `No active tool "${toolName}" for tenant ${tenant.slug}`);
-  audit(ctx.actor, "route.disable", { tenantId: tenant.id, tool: toolName, revision: route.revision });
+  await audit(ctx, "route.disable", { tenantId: tenant.id, tool: toolName, revision: route.revision });
   return route;
 }

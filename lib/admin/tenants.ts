@@ -1,10 +1,15 @@
 import { z } from "zod";
-import { createTenant as insertTenant, type TenantRow } from "../../db/queries/tenants";
+import {
+  createTenant as insertTenant,
+  type TenantRow,
+  setTenantDisabled as updateTenantDisabled,
+} from "../../db/queries/tenants";
+import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
 import { conflictOnDuplicate } from "./conflicts";
 import { parseInput } from "./parse-input";
-import { slugRule, tenantNameRule } from "./rules";
+import { idRule, slugRule, tenantNameRule } from "./rules";
 
 export const ZCreateTenant = z.object({
   slug: slugRule,
@@ -18,6 +23,21 @@ export async function createTenant(ctx: AdminContext, input: z.input<typeof ZCre
     () => insertTenant(ctx.sql, { slug, name: name ?? slug }),
     `Tenant "${slug}" already exists`,
   );
-  audit(ctx.actor, "tenant.create", { tenantId: tenant.id, slug });
+  await audit(ctx, "tenant.create", { tenantId: tenant.id, slug });
+  return tenant;
+}
+
+export const ZSetTenantDisabled = z.object({ tenantId: idRule, disabled: z.boolean() });
+
+/**
+ * Disables (or enables) a tenant. While disabled its API keys answer 401 exactly like unknown
+ * ones (lib/auth verifyApiKey), so its tasks, tools and signals answer like an unknown tenant's;
+ * runs already queued stay in the store untouched until it is enabled again.
+ */
+export async function setTenantDisabled(ctx: AdminContext, input: z.input<typeof ZSetTenantDisabled>): Promise<TenantRow> {
+  const { tenantId, disabled } = parseInput(ZSetTenantDisabled, input);
+  const tenant = await updateTenantDisabled(ctx.sql, { tenantId, disabled });
+  if (!tenant) throw new AppError("not_found");
+  await audit(ctx, disabled ? "tenant.disable" : "tenant.enable", { tenantId: tenant.id, slug: tenant.slug });
   return tenant;
 }

@@ -33,7 +33,15 @@ export function isScope(value: string): value is Scope {
  */
 export async function createApiKey(
   sql: SqlHandle,
-  params: { tenantId: string; name: string; scopes?: Scope[]; expiresAt?: Date | null },
+  params: {
+    tenantId: string;
+    name: string;
+    scopes?: Scope[];
+    expiresAt?: Date | null;
+    /** Who mints it (the audit trail's actor label) and, for an operator, its id. */
+    createdBy?: string;
+    createdByOperatorId?: string | null;
+  },
 ): Promise<{ keyId: string; token: string }> {
   const keyId = randomBytes(8).toString("hex");
   const secret = randomBytes(32).toString("base64url");
@@ -44,6 +52,8 @@ export async function createApiKey(
     secretSha256: sha256(secret),
     scopes: params.scopes ?? [...SCOPES],
     expiresAt: params.expiresAt ?? null,
+    createdBy: params.createdBy ?? null,
+    createdByOperatorId: params.createdByOperatorId ?? null,
   });
   return { keyId, token: `rf_${keyId}_${secret}` };
 }

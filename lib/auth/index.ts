@@ -1,7 +1,10 @@
 export type { Principal, Scope } from "./api-keys";
 export { createApiKey, isScope, SCOPES, verifyApiKey } from "./api-keys";
-export { authenticateOperator, clientAddressFrom, LOGIN_THROTTLE } from "./authenticate-operator";
-export type { OperatorContext } from "./operator-context";
-export { hashPassword, verifyPassword } from "./passwords";
+export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
+export { authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
+export { clientAddressFrom, parseTrustedProxies, resolveClientAddress } from "./client-address";
+export type { OperatorContext, SessionClaims } from "./operator-context";
+export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
+export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";
 export type { Operator, RequireOperatorOptions } from "./require-operator";
-export { requireOperator } from "./require-operator";
+export { PasswordChangeRequired, requireOperator } from "./require-operator";

@@ -8,7 +8,16 @@ import type { SqlHandle } from "../../db/client";
 export type OperatorContext = {
   sql: SqlHandle;
   sessionOperatorId(): Promise<string | null>;
+  /**
+   * The session's own claims (the web context always provides them): which sign-in it is and the
+   * operator's session version when it was issued. requireOperator refuses a session that was
+   * signed out, or issued before "sign out everywhere", a password change or a disable. Contexts
+   * built in tests without a session store may leave this out.
+   */
+  sessionClaims?(): Promise<SessionClaims | null>;
   requestHeaders(): Promise<Headers>;
   /** Origins allowed besides the request's own host (RUNIFOLD_PUBLIC_URL, RUNIFOLD_ALLOWED_ORIGINS). */
   trustedOrigins?: string[];
 };
+
+export type SessionClaims = { sessionId: string | null; sessionVersion: number | null };

@@ -7,6 +7,8 @@ export type Operator = {
   email: string;
   name: string;
   role: OperatorRole;
+  /** The sign-in this request belongs to (absent or null in contexts without a session store). */
+  sessionId?: string | null;
   /** Tenants this operator may see and act on; `null` = every tenant (admin). */
   tenantIds: string[] | null;
 };
@@ -18,7 +20,16 @@ export type RequireOperatorOptions = {
   tenantId?: string;
   /** A mutating request: refuse cross-site Origin / Sec-Fetch-Site before anything else. */
   mutating?: boolean;
+  /** Passes even while an admin's reset asks for a new password (the password page and its action). */
+  duringPasswordChange?: boolean;
 };
+
+/** Refused while an admin's reset asks this operator for a new password: the console sends it to /account/password. */
+export class PasswordChangeRequired extends AppError {
+  constructor() {
+    super("forbidden", "Choose a new password first.");
+  }
+}
 
 /**
  * THE authorization check of the operator UI, called by every loader, route handler and server
@@ -30,13 +41,20 @@ export async function requireOperator(ctx: OperatorContext, options: RequireOper
   if (options.mutating) assertSameOrigin(await ctx.requestHeaders(), ctx.trustedOrigins ?? []);
   const operatorId = await ctx.sessionOperatorId();
   if (!operatorId) throw new AppError("unauthenticated");
-  const row = await findOperatorWithTenants(ctx.sql, operatorId);
+  const claims = ctx.sessionClaims ? await ctx.sessionClaims() : undefined;
+  const row = await findOperatorWithTenants(ctx.sql, operatorId, claims?.sessionId ?? null);
   if (!row || row.disabled_at) throw new AppError("unauthenticated");
+  // A signed-out session, or one issued before the session version was bumped, ends here (ASVS 3.3.1, 3.3.3).
+  if (claims !== undefined && (!claims || !row.session_live || claims.sessionVersion !== row.session_version)) {
+    throw new AppError("unauthenticated");
+  }
+  if (row.must_change_password && !options.duringPasswordChange) throw new PasswordChangeRequired();
   const operator: Operator = {
     id: row.id,
     email: row.email,
     name: row.name,
     role: row.role,
+    sessionId: claims?.sessionId ?? null,
     tenantIds: row.role === "admin" ? null : row.tenant_ids,
   };
   if (options.role && operator.role !== options.role) throw new AppError("forbidden", "Only an admin can do that.");

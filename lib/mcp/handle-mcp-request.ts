@@ -1,5 +1,6 @@
 import { coerceError } from "@runifold/sdk";
-import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
+import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError, validRequestId } from "./json-rpc";
+import { acceptsBatches, handleLegacyBatch } from "./legacy/batch";
 import { handleLegacyMessage } from "./legacy/router";
 import type { McpCall, McpDeps } from "./mcp-deps";
 import { handleModernRequest } from "./modern/router";
@@ -30,12 +31,20 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
     return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
   }
 
-  // Both eras: one JSON-RPC message per POST (batching was removed in 2025-06-18).
+  // One JSON-RPC message per POST, except the batches 2025-03-26 requires (legacy/batch.ts);
+  // 2025-06-18 removed batching, and the modern era never had it.
+  if (Array.isArray(body) && acceptsBatches(call.request.headers) && !containsNul(body)) {
+    return handleLegacyBatch(deps, call, body, (d, c, message) =>
+      guard(d, isRecord(message) ? validId(message.id) : null, () => handleLegacyMessage(d, c, message)),
+    );
+  }
   if (!isRecord(body))
     return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid Request: expected one JSON-RPC object"), 400);
-  // Postgres text and jsonb cannot hold U+0000; refuse it up front rather than fail on insert.
+  // Postgres text and jsonb cannot hold U+0000; refuse it up front rather than fail on insert. A
+  // parameter error travels in-band (HTTP 200): 400 belongs to envelope, header and capability
+  // errors (2026-07-28 Streamable HTTP), and an SDK v1 client loses the JSON-RPC code on a 4xx.
   if (containsNul(body)) {
-    return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"), 400);
+    return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"));
   }
   if (isModern(body, call.request.headers)) {
     const message = body as JsonRpcRequest;
@@ -63,9 +72,7 @@ function isRequestShape(message: unknown): message is JsonRpcRequest {
   return message.params === undefined || isRecord(message.params);
 }
 
-function validId(id: unknown): string | number | null {
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
-}
+const validId = validRequestId;
 
 async function guard(deps: McpDeps, id: string | number | null, run: () => Promise<Response>): Promise<Response> {
   try {

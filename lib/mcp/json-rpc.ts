@@ -34,8 +34,24 @@ export function rpcResult(id: JsonRpcId | null, result: unknown) {
   return { jsonrpc: "2.0" as const, id, result };
 }
 
+/**
+ * An error response. With no request id to answer (unparseable body, no or an invalid id), `id` is
+ * omitted, not `null`: both eras' schemas type it `id?: RequestId` (2025-11-25 and 2026-07-28
+ * schema.ts `JSONRPCErrorResponse`), and RequestId is a string or a number, never null. (JSON-RPC 2.0
+ * itself says null; the MCP schema wins, and SDK v1's parser rejects a null id.)
+ */
 export function rpcError(id: JsonRpcId | null, code: number, message: string, data?: unknown) {
-  return { jsonrpc: "2.0" as const, id, error: data === undefined ? { code, message } : { code, message, data } };
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return id === null ? { jsonrpc: "2.0" as const, error } : { jsonrpc: "2.0" as const, id, error };
+}
+
+/**
+ * The request id if it is one MCP allows: a string or an integer (2025-11-25 basic/index.mdx
+ * "Requests MUST include a string or integer ID"; RequestId in both schemas). Anything else, a
+ * fractional number included, is not an id.
+ */
+export function validRequestId(id: unknown): JsonRpcId | null {
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
 }
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -8,6 +8,34 @@ export class InsufficientScope extends McpError {
   }
 }
 
+/**
+ * The one scope table of /api/mcp, for both eras: every request needs `mcp`; each task method
+ * needs its own scope on top. Both routers check it before dispatching. Two needs depend on the
+ * request and are checked where they are decided: a tools/call that creates a task needs
+ * `tasks:write` (TASK_CREATION_SCOPE), and a subscriptions/listen naming taskIds needs `tasks:read`
+ * (TASK_READ_SCOPE). A client's answer to an elicitation (a JSON-RPC response) needs ANSWER_SCOPE.
+ */
+export const METHOD_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
+  "tasks/get": ["mcp", "tasks:read"],
+  "tasks/result": ["mcp", "tasks:read"],
+  "tasks/list": ["mcp", "tasks:read"],
+  "tasks/cancel": ["mcp", "tasks:write"],
+  "tasks/update": ["mcp", "tasks:write"],
+};
+const EVERY_REQUEST: readonly Scope[] = ["mcp"];
+export const TASK_CREATION_SCOPE: Scope = "tasks:write";
+export const TASK_READ_SCOPE: Scope = "tasks:read";
+export const ANSWER_SCOPE: Scope = "tasks:write";
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.includes(scope);
+}
+
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.includes(scope)) throw new InsufficientScope(scope);
+  if (!hasScope(principal, scope)) throw new InsufficientScope(scope);
+}
+
+/** Every scope the table lists for `method` (at least `mcp`); the first missing one is refused. */
+export function requireMethodScopes(principal: Principal, method: string): void {
+  for (const scope of METHOD_SCOPES[method] ?? EVERY_REQUEST) requireScope(principal, scope);
 }

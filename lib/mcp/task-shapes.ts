@@ -1,6 +1,7 @@
 import type { WorkflowResult } from "@runifold/sdk";
 import type { TaskRecord } from "../tasks";
 import { type Era, taskStatus } from "../tasks";
+import { answerableInputRequests } from "./input-capabilities";
 
 /** The base Task fields, per era (`ttlMs`/`pollIntervalMs` vs `ttl`/`pollInterval`). */
 export function taskFields(record: TaskRecord, era: Era) {
@@ -27,9 +28,12 @@ function describeStatus(record: TaskRecord): string | undefined {
 
 /**
  * The extension's DetailedTask (ext-tasks "tasks/get"): the Task plus, by status, the inlined
- * `result`, `error` or every outstanding `inputRequests` entry. No related-task meta on the result.
+ * `result`, `error` or the outstanding `inputRequests`. No related-task meta on the result.
+ * `inputRequests` holds only requests this request's client declared it can answer (mrtr.mdx, Server
+ * Requirements 7: never send inputRequests the client has not declared support for); the others
+ * stay pending for an operator or another client.
  */
-export function detailedTask(record: TaskRecord) {
+export function detailedTask(record: TaskRecord, request: { clientCapabilities: Record<string, unknown> }) {
   const fields = taskFields(record, "modern");
   switch (fields.status) {
     case "completed":
@@ -37,7 +41,7 @@ export function detailedTask(record: TaskRecord) {
     case "failed":
       return { ...fields, error: record.terminal?.error ?? { code: -32603, message: "Task failed" } };
     case "input_required":
-      return { ...fields, inputRequests: record.pendingInputs ?? {} };
+      return { ...fields, inputRequests: answerableInputRequests(record.pendingInputs ?? {}, request.clientCapabilities) };
     default:
       return fields;
   }

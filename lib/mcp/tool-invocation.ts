@@ -15,6 +15,19 @@ export async function resolveTool(deps: McpDeps, principal: Principal, name: unk
   return route;
 }
 
+/** Where a caller puts its idempotency key on tools/call (docs/architecture.md, "Idempotent creation"). */
+export const IDEMPOTENCY_META_KEY = "io.runifold/idempotencyKey";
+
+/** `_meta["io.runifold/idempotencyKey"]`: a retried call with the same key returns the same task. */
+export function readIdempotencyKey(params: Record<string, unknown>): string | undefined {
+  const meta = isRecord(params._meta) ? params._meta : undefined;
+  const key = meta?.[IDEMPOTENCY_META_KEY];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || key.length < 1 || key.length > 255)
+    throw new McpError(RPC.invalidParams, `_meta["${IDEMPOTENCY_META_KEY}"] must be a string of 1-255 characters`);
+  return key;
+}
+
 export function readArguments(params: Record<string, unknown>): Record<string, unknown> {
   if (params.arguments === undefined) return {};
   if (!isRecord(params.arguments)) throw new McpError(RPC.invalidParams, "params.arguments must be an object");
@@ -38,6 +51,7 @@ export async function startTask(
     requestedTtlMs?: number | null;
     answeredInputs?: Record<string, { request: unknown; response: unknown }>;
     progressToken?: string | number;
+    idempotencyKey?: string;
   },
 ): Promise<StartedTask> {
   try {
@@ -49,6 +63,7 @@ export async function startTask(
       requestedTtlMs: options.requestedTtlMs,
       answeredInputs: options.answeredInputs,
       progressToken: options.progressToken,
+      idempotencyKey: options.idempotencyKey,
     });
     return { kind: "task", task };
   } catch (error) {
@@ -68,8 +83,9 @@ export async function runToCompletion(
   route: RouteRow,
   args: Record<string, unknown>,
   answeredInputs?: Record<string, { request: unknown; response: unknown }>,
+  idempotencyKey?: string,
 ): Promise<WorkflowResult> {
-  const started = await startTask(deps, call, route, args, { origin: "ordinary", answeredInputs });
+  const started = await startTask(deps, call, route, args, { origin: "ordinary", answeredInputs, idempotencyKey });
   if (started.kind === "invalid") return started.result;
   const record = await waitForTask(deps.sql, {
     tenantId: call.principal.tenantId,

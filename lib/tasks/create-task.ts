@@ -33,6 +33,11 @@ export async function createTaskFromRoute(
      * terminal); stored with the run so whichever instance serves tasks/result can reuse it.
      */
     progressToken?: string | number;
+    /**
+     * The caller's idempotency key (MCP `_meta["io.runifold/idempotencyKey"]`): the same tenant, tool
+     * and key return the run first created with it instead of a second one, for a day.
+     */
+    idempotencyKey?: string;
   },
 ): Promise<TaskRecord> {
   const { route, principal } = params;
@@ -50,15 +55,20 @@ export async function createTaskFromRoute(
       ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
       answeredInputs: params.answeredInputs,
+      // Scoped to the tool, not the revision: a retried call still finds its run after a route edit.
+      idempotency: params.idempotencyKey ? { key: params.idempotencyKey, scope: `tool:${route.tool_name}` } : undefined,
     });
   const token = params.progressToken;
-  // The token commits with the run (one transaction), so no reader ever sees the run without it.
+  // The token commits with the run (one transaction), so no reader ever sees the run without it;
+  // a run returned for an idempotency key keeps the token of the call that created it.
   const run =
     token === undefined
       ? await create(sql)
       : await inTransaction(sql, async (tx) => {
           const created = await create(tx);
-          await tx.unsafe("UPDATE runs SET progress_token = $2::text::jsonb WHERE id = $1", [created.id, jsonParam(token)]);
+          if (created.created) {
+            await tx.unsafe("UPDATE runs SET progress_token = $2::text::jsonb WHERE id = $1", [created.id, jsonParam(token)]);
+          }
           return created;
         });
   return {

@@ -1,18 +1,21 @@
-import type { InputResponse } from "@runifold/sdk";
+import type { InputRequest, InputResponse } from "@runifold/sdk";
 import { cancelRun, type ProvideInputResult, provideInput } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { findTaskTenant } from "./queries/task-detail";
-import { readTaskHandle } from "./queries/task-record";
+import { readTaskRecord } from "./queries/task-record";
+import { readBoundTaskHandle, type TaskBinding } from "./task-binding";
+import { validateInputResponse } from "./validate-input-response";
 
 /**
- * Actions through an MCP task handle: the handle must be visible to the tenant and not expired,
- * otherwise the answer is "not found", exactly as for an ID that never existed.
+ * Actions through an MCP task handle: the handle must be bound to the caller's credential
+ * (task-binding.ts) and not expired, otherwise the answer is "not found", exactly as for an ID that
+ * never existed.
  */
 export async function cancelTaskByHandle(
   sql: SqlHandle,
-  params: { tenantId: string; taskId: string; actor: string },
+  params: TaskBinding & { taskId: string; actor: string },
 ): Promise<"cancelled" | "already_terminal" | "not_found"> {
-  const handle = await readTaskHandle(sql, params);
+  const handle = await readBoundTaskHandle(sql, params);
   if (!handle) return "not_found";
   const result = await cancelRun(sql, {
     runId: params.taskId,
@@ -23,13 +26,36 @@ export async function cancelTaskByHandle(
   return result.outcome;
 }
 
+/** provideInput's outcome, or the first answer that failed its request's schema (then nothing was written). */
+export type AnswerOutcome = ProvideInputResult & { invalid?: { key: string; message: string } };
+
+/**
+ * Answers through an MCP handle. Every answer to a pending request is checked against that
+ * request's requestedSchema first; one invalid answer refuses the whole update and changes nothing.
+ * Keys that are not pending (unknown, already answered) go on to provideInput, which ignores them.
+ */
 export async function answerTaskByHandle(
   sql: SqlHandle,
-  params: { tenantId: string; taskId: string; responses: Record<string, InputResponse>; actor: string },
-): Promise<ProvideInputResult> {
-  const handle = await readTaskHandle(sql, params);
+  params: TaskBinding & { taskId: string; responses: Record<string, InputResponse>; actor: string },
+): Promise<AnswerOutcome> {
+  const handle = await readBoundTaskHandle(sql, params);
   if (!handle) return { found: false, accepted: [], resumed: false };
+  const invalid = firstInvalidAnswer(handle.pendingInputs ?? {}, params.responses);
+  if (invalid) return { found: true, accepted: [], resumed: false, invalid };
   return provideInput(sql, { runId: params.taskId, tenantId: params.tenantId, responses: params.responses, actor: params.actor });
+}
+
+function firstInvalidAnswer(
+  pending: Record<string, InputRequest>,
+  responses: Record<string, InputResponse>,
+): { key: string; message: string } | undefined {
+  for (const [key, response] of Object.entries(responses)) {
+    const request = pending[key];
+    if (!request) continue;
+    const check = validateInputResponse(key, request, response);
+    if (!check.ok) return { key, message: check.message };
+  }
+  return undefined;
 }
 
 /**
@@ -55,7 +81,11 @@ export async function cancelTaskInScope(
 export async function answerPendingInput(
   sql: SqlHandle,
   params: { taskId: string; tenantId: string; key: string; response: InputResponse; actor: string },
-): Promise<{ answered: boolean; resumed: boolean }> {
+): Promise<{ answered: boolean; resumed: boolean; invalid?: string }> {
+  const record = await readTaskRecord(sql, params);
+  const request = record?.pendingInputs?.[params.key];
+  const check = request ? validateInputResponse(params.key, request, params.response) : { ok: true as const };
+  if (!check.ok) return { answered: false, resumed: false, invalid: check.message };
   const result = await provideInput(sql, {
     runId: params.taskId,
     tenantId: params.tenantId,

@@ -1,7 +1,7 @@
 import "server-only";
 import { notFound, redirect } from "next/navigation";
 import type { OperatorContext } from "../auth";
-import { type Operator, type RequireOperatorOptions, requireOperator } from "../auth";
+import { type Operator, PasswordChangeRequired, type RequireOperatorOptions, requireOperator } from "../auth";
 import { webContext } from "../auth/web";
 import { isAppError } from "../errors";
 
@@ -15,6 +15,7 @@ export async function pageOperator(options: RequireOperatorOptions = {}): Promis
     return { operator: await requireOperator(ctx, options), ctx };
   } catch (error) {
     if (isAppError(error) && error.code === "unauthenticated") redirect("/login");
+    if (error instanceof PasswordChangeRequired) redirect("/account/password");
     if (isAppError(error) && (error.code === "not_found" || error.code === "forbidden")) notFound();
     throw error;
   }

@@ -5,10 +5,19 @@ import { pathToFileURL } from "node:url";
 import { createDb } from "../../db/client";
 import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 import { migrate } from "../../db/migrate";
+import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
 import { exited, isRunning, spawnNode, stopChildren } from "./children";
 
 export type Log = (line: string) => void;
 export type SeedResult = { created: boolean; apiKey?: string; operator?: { email: string; password: string } };
+
+/** RUNIFOLD_SEED: what an empty store gets (DESIGN.md §1). */
+export type SeedMode = "demo" | "admin" | "off";
+
+/** `demo` on the embedded store, `admin` (a first operator only) with a DATABASE_URL of your own. */
+export function defaultSeedMode(databaseUrl: string | undefined): SeedMode {
+  return databaseUrl ? "admin" : "demo";
+}
 
 /**
  * The pieces `npm start` and `npm test` share: a migrated (and, when empty, seeded) database, and a
@@ -21,6 +30,8 @@ export async function prepareDatabase(options: {
   embeddedName: string;
   log: Log;
   onEmbedded?: (pg: EmbeddedPostgres) => void;
+  /** Default: defaultSeedMode(databaseUrl). */
+  seed?: SeedMode;
 }): Promise<{ url: string; embedded?: EmbeddedPostgres; seed?: SeedResult; applied: string[] }> {
   let embedded: EmbeddedPostgres | undefined;
   let url = options.databaseUrl;
@@ -38,7 +49,9 @@ export async function prepareDatabase(options: {
   const { sql } = createDb(url, { max: 2, name: "runifold-start" });
   try {
     const { applied } = await migrate(sql);
-    const seed = await seedIfEmpty(sql, options.projectRoot);
+    const mode = options.seed ?? defaultSeedMode(options.databaseUrl);
+    const seed =
+      mode === "demo" ? await seedIfEmpty(sql, options.projectRoot) : mode === "admin" ? await seedAdmin(sql) : undefined;
     return { url, embedded, seed, applied };
   } finally {
     await sql.end({ timeout: 5 });
@@ -57,6 +70,12 @@ async function seedIfEmpty(sql: ReturnType<typeof createDb>["sql"], projectRoot:
   if (!existsSync(file)) return undefined;
   const mod = (await import(pathToFileURL(file).href)) as { seedDemo?: (s: typeof sql) => Promise<SeedResult> };
   return mod.seedDemo ? await mod.seedDemo(sql) : undefined;
+}
+
+/** RUNIFOLD_SEED=admin: a first admin on a store without operators (no demo tenants, no keys). */
+async function seedAdmin(sql: ReturnType<typeof createDb>["sql"]): Promise<SeedResult | undefined> {
+  const operator = await ensureFirstAdmin({ sql, actor: SEED_ACTOR });
+  return operator ? { created: true, operator } : undefined;
 }
 
 /** The URL to reach a server bound to host:port from this machine. */

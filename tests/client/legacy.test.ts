@@ -1,5 +1,6 @@
 import { McpTaskClient, type TaskView } from "@runifold/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wakeSleepingRun } from "../helpers/runs";
 import { type ClientFixture, startClientFixture } from "./client-fixture";
 
 let fx: ClientFixture;
@@ -104,9 +105,13 @@ describe("McpTaskClient against the legacy era (2025-11-25 tasks)", () => {
 
   it("listens by polling: snapshot, changes, terminal, then the iterator ends", async () => {
     const client = await connect(fx.acmeKey);
-    const task = await startTask(client, "durable_report", { report_id: "legacy-listen", settle_ms: 400 });
+    const task = await startTask(client, "durable_report", { report_id: "legacy-listen", settle_ms: 600_000 });
     const seen: TaskView[] = [];
-    for await (const snapshot of client.listenTasks([task.taskId])) seen.push(snapshot);
+    for await (const snapshot of client.listenTasks([task.taskId])) {
+      seen.push(snapshot);
+      // The first snapshot is of a task still asleep; only then does its sleep end.
+      if (seen.length === 1) await wakeSleepingRun(fx.db.sql, task.taskId);
+    }
     expect(seen[0]?.status).toBe("working");
     expect(seen.at(-1)).toMatchObject({ status: "completed", result: { structuredContent: { reportId: "legacy-listen" } } });
     for (let i = 1; i < seen.length; i++) expect(JSON.stringify(seen[i])).not.toBe(JSON.stringify(seen[i - 1]));
@@ -124,7 +129,8 @@ describe("McpTaskClient against the legacy era (2025-11-25 tasks)", () => {
 
   it("ends a wait at its deadline without cancelling the task", async () => {
     const client = await connect(fx.acmeKey);
-    const task = await startTask(client, "durable_report", { report_id: "legacy-deadline", settle_ms: 5_000 });
+    // The task sleeps for ten minutes: only the deadline can end this wait.
+    const task = await startTask(client, "durable_report", { report_id: "legacy-deadline", settle_ms: 600_000 });
     expect((await client.waitTask(task, { deadlineMs: 300 })).kind).toBe("timeout");
     expect((await client.getTask(task.taskId)).status).toBe("working");
     await client.cancelTask(task.taskId);

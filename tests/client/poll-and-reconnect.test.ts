@@ -1,30 +1,8 @@
-import { McpTaskClient, pollDelay, type TaskView } from "@runifold/client";
+import { McpTaskClient, type TaskView } from "@runifold/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wakeSleepingRun } from "../helpers/runs";
+import { waitFor } from "../helpers/wait-for";
 import { type ClientFixture, startClientFixture } from "./client-fixture";
-
-describe("pollDelay", () => {
-  const policy = { minMs: 100, maxMs: 5_000, defaultMs: 1_000 };
-  const now = Date.parse("2026-01-01T00:00:10Z");
-  const task = (fields: Partial<TaskView>): TaskView => ({
-    taskId: "t",
-    status: "working",
-    createdAt: "2026-01-01T00:00:00Z",
-    lastUpdatedAt: "2026-01-01T00:00:00Z",
-    ttlMs: null,
-    era: "modern",
-    wireStatus: "working",
-    ...fields,
-  });
-
-  it("follows the server's interval within the client's bounds, the deadline and the handle's lifetime", () => {
-    expect(pollDelay(task({ pollIntervalMs: 2_000 }), policy, undefined, now)).toBe(2_000);
-    expect(pollDelay(task({}), policy, undefined, now)).toBe(1_000);
-    expect(pollDelay(task({ pollIntervalMs: 10 }), policy, undefined, now)).toBe(100);
-    expect(pollDelay(task({ pollIntervalMs: 60_000 }), policy, undefined, now)).toBe(5_000);
-    expect(pollDelay(task({ pollIntervalMs: 2_000 }), policy, now + 300, now)).toBe(300);
-    expect(pollDelay(task({ pollIntervalMs: 2_000, ttlMs: 10_500 }), policy, undefined, now)).toBe(500);
-  });
-});
 
 let fx: ClientFixture;
 beforeAll(async () => {
@@ -63,10 +41,17 @@ describe("listenTasks across a dropped stream", () => {
   it("reads the current state and listens again, losing no terminal state", async () => {
     const dropping = droppingFetch();
     const client = await McpTaskClient.connect(fx.server.url, { key: fx.acmeKey, fetch: dropping.fetch });
-    const outcome = await client.callToolOutcome("durable_report", { report_id: "reconnect", settle_ms: 800 });
+    const outcome = await client.callToolOutcome("durable_report", { report_id: "reconnect", settle_ms: 600_000 });
     if (outcome.kind !== "task") throw new Error("expected a task");
+    const taskId = outcome.task.taskId;
+    // The task sleeps until the client has listened again after the drop: the terminal state can
+    // only come on the second stream, so the test always covers the reconnect.
+    const woken = waitFor(dropping.listens, (n) => n >= 2, { describe: "the client to listen again after the drop" }).then(() =>
+      wakeSleepingRun(fx.db.sql, taskId),
+    );
     const seen: TaskView[] = [];
-    for await (const snapshot of client.listenTasks([outcome.task.taskId])) seen.push(snapshot);
+    for await (const snapshot of client.listenTasks([taskId])) seen.push(snapshot);
+    await woken;
     expect(dropping.listens()).toBeGreaterThanOrEqual(2);
     expect(seen[0]?.status).toBe("working");
     expect(seen.at(-1)).toMatchObject({ status: "completed", result: { structuredContent: { reportId: "reconnect" } } });

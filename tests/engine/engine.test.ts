@@ -229,7 +229,11 @@ describe("engine in process", () => {
       await until(async () => (await statusOf(fatal.id)) === "failed" && (await statusOf(flaky.id)) === "failed", 20_000);
       for (const run of [fatal, flaky]) {
         const [event] = await sql`SELECT payload FROM run_events WHERE run_id = ${run.id} AND type = 'failed'`;
-        expect(event?.payload.error).toEqual({ code: -32603, message: 'Workflow leaky@1 failed in step "explode"' });
+        expect(event?.payload.error).toEqual({
+          code: -32603,
+          message: 'Workflow leaky@1 failed in step "explode"',
+          data: { cause: { code: "step_failed", step: "explode", attempt: 1 } },
+        });
         expect(JSON.stringify(event?.payload)).not.toMatch(/hunter2|SELECT|ECONNREFUSED/);
       }
       expect(await stepRuns(fatal.id, "explode")).toBe(1);

@@ -9,7 +9,7 @@ import { handleTaskDetail, handleTaskList } from "../../lib/ui/handlers/task-han
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { until } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { cliCases, httpCases, uiCases } from "./bad-input-corpus";
 import { INTERNAL_DETAIL, printCounts } from "./support";
 
@@ -35,15 +35,15 @@ afterAll(async () => {
 
 /** Row counts of every table a request could write to, once the worker has nothing in hand. */
 async function snapshot(): Promise<string> {
-  await until(
+  await waitFor(
     async () =>
       Number(
         (
           await sql`SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'leased') OR (status = 'sleeping' AND claimable_at < now() + interval '5 seconds')`
         )[0]?.n,
-      ) === 0,
-    15_000,
-    5,
+      ),
+    (busy) => busy === 0,
+    { describe: "the worker to have no run in hand", everyMs: 5 },
   );
   const [row] = await sql`SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_events) AS events,
     (SELECT count(*) FROM run_inputs) AS inputs, (SELECT count(*) FROM run_signals) AS signals, (SELECT count(*) FROM api_keys) AS keys,

@@ -2,9 +2,10 @@ import { createRun } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/db";
-import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { spawnTs, waitForExit } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { STEP_LOG_DDL } from "./step-log";
-import { faultSteps, printCounts, size } from "./support";
+import { FULL, faultSteps, printCounts, size } from "./support";
 
 const TENANT = "00000000-0000-4000-8000-00000000fa01";
 const LEASE_MS = 1_500;
@@ -59,7 +60,8 @@ describe("kill -9 of random workers while runs execute", () => {
         }
       })();
       const killUntil = started + killWindowMs;
-      while (Date.now() < killUntil) {
+      // At least three kills however slowly replacements start on a loaded machine.
+      while (Date.now() < killUntil || kills.length < 3) {
         await new Promise((r) => setTimeout(r, 300 + Math.random() * 500));
         const index = Math.floor(Math.random() * workers.length);
         const victim = workers[index];
@@ -71,16 +73,20 @@ describe("kill -9 of random workers while runs execute", () => {
         workers[index] = replacement;
         // The next kill waits for the replacement to serve: two live workers are always there to
         // take over, so recovery measures the lease, not a crowd of workers all starting up.
-        await until(
-          async () => (await sql`SELECT 1 FROM worker_registrations WHERE pid = ${String(replacement.pid)}`).length > 0,
-          30_000,
-          50,
+        await waitFor(
+          async () => (await sql`SELECT 1 FROM worker_registrations WHERE pid = ${String(replacement.pid)}`).length,
+          (rows) => rows > 0,
+          { describe: `replacement worker ${replacement.pid} to register`, timeoutMs: 30_000 },
         );
       }
       await producer;
       const terminal = async () =>
         Number((await sql`SELECT count(*) AS n FROM runs WHERE status IN ('completed', 'failed', 'cancelled')`)[0]?.n);
-      await until(async () => (await terminal()) === runs, 120_000, 200);
+      await waitFor(terminal, (n) => n === runs, {
+        describe: `all ${runs} runs to be terminal`,
+        timeoutMs: 120_000,
+        everyMs: 200,
+      });
 
       const stored = await sql`SELECT id, status FROM runs WHERE id IN ${sql(ids)}`;
       const lost = runs - stored.length;
@@ -133,8 +139,9 @@ describe("kill -9 of random workers while runs execute", () => {
       expect(duplicated).toBe(0);
       expect(reexecuted).toBe(0);
       expect(notCompleted).toBe(0);
-      // The lease, plus a poll and the time a claim takes on a loaded 2-core machine.
-      expect(maxRecoveryMs).toBeLessThan(LEASE_MS + POLL_MS + 2_500);
+      // Wall time is measured, and gated only in the full run (`npm run test:faults`, a quiet machine):
+      // inside `npm test` it depends on how loaded the machine is, not on the code.
+      if (FULL) expect(maxRecoveryMs).toBeLessThan(LEASE_MS + POLL_MS + 2_500);
     } finally {
       for (const w of workers) w.kill("SIGKILL");
       await Promise.all(workers.map((w) => waitForExit(w).catch(() => {})));

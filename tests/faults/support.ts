@@ -32,7 +32,50 @@ export const faultSteps = defineWorkflow({
   },
 });
 
-export const faultRegistry = createRegistry([faultSteps]);
+/**
+ * A long-lived run: `sleeps` short durable sleeps, a logged step every 50 of them (so a step body
+ * that ran twice shows in step_log), then `signals` signal waits. Hundreds of resumptions, none of
+ * which may count as a failure, across worker kills.
+ */
+export const faultLong = defineWorkflow({
+  name: "fault-long",
+  version: 1,
+  input: z.object({ sleeps: z.number().int().min(0), signals: z.number().int().min(0) }),
+  async run(ctx, input) {
+    for (let i = 0; i < input.sleeps; i++) {
+      if (i % 50 === 0)
+        await ctx.step(`mark-${i}`, async () => {
+          await stepLog(ctx.runId, `mark-${i}`);
+          return i;
+        });
+      await ctx.sleep(`s${i}`, 1);
+    }
+    const payloads: unknown[] = [];
+    for (let i = 0; i < input.signals; i++) {
+      const signal = await ctx.waitForSignal<number>("tick");
+      if (signal.received) payloads.push(signal.payload);
+    }
+    return { content: [{ type: "text", text: "done" }], structuredContent: { payloads } };
+  },
+});
+
+/** Waits for a signal that may be sent before the run starts, then runs a slow step to kill the worker in. */
+export const faultSignalFirst = defineWorkflow({
+  name: "fault-signal-first",
+  version: 1,
+  input: z.object({ ms: z.number().int().min(0).max(10_000) }),
+  async run(ctx, input) {
+    const signal = await ctx.waitForSignal<string>("go");
+    await ctx.step("slow", async () => {
+      await stepLog(ctx.runId, "slow");
+      await new Promise((r) => setTimeout(r, input.ms));
+      return 1;
+    });
+    return { content: [{ type: "text", text: "done" }], structuredContent: { payload: signal.received ? signal.payload : null } };
+  },
+});
+
+export const faultRegistry = createRegistry([faultSteps, faultLong, faultSignalFirst]);
 
 /** Error text that must never reach a client: stack frames, SQL, driver and file-system detail. */
 export const INTERNAL_DETAIL =

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
-import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { readyUrl, spawnTs, waitForExit } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { call, listen, TERMINAL } from "./mcp-client";
 import { printCounts, size } from "./support";
 
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 async function startWeb(port = 0) {
   const web = spawnTs("tests/helpers/mcp-server-process.ts", { DATABASE_URL: db.url, PORT: String(port) });
-  const url = await until(async () => /READY (\S+)/.exec(web.output())?.[1], 30_000);
+  const url = await readyUrl(web);
   return { web, url };
 }
 
@@ -69,12 +70,17 @@ describe("web process restart while clients poll and listen", () => {
         }
       };
       const clients = Promise.all([...ids.map(poller), listener()]);
-      await new Promise((r) => setTimeout(r, 500));
+      // The crash comes once every client is actually following its tasks through this process.
+      await waitFor(
+        () => ({ polled: polled.size, heard: heard.size }),
+        (seen) => seen.polled === ids.length && seen.heard > 0,
+        { describe: "every poller and the listener to have heard from the first web process" },
+      );
       const port = Number(new URL(url).port);
       current.web.kill("SIGKILL");
       await waitForExit(current.web);
       counts.restarts++;
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // a moment with no web process at all (the fault itself)
       current = await startWeb(port);
       await clients;
       const stored = await sql`SELECT id, status FROM runs WHERE id IN ${sql(ids)}`;

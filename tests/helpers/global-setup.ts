@@ -5,6 +5,7 @@ import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 import { migrate } from "../../db/migrate";
+import { sweepAbandonedClusters } from "../../scripts/lib/abandoned-clusters";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -25,6 +26,7 @@ export default async function setup(project: TestProject) {
   let embedded: EmbeddedPostgres | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
+    await sweepAbandonedClusters(path.join(ROOT, ".data"), "test-pg", () => {});
     embedded = await startEmbeddedPostgres({ projectRoot: ROOT, name: `test-pg-${process.pid}` });
     adminUrl = embedded.url;
   }

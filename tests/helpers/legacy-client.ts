@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { readSse, type SseReader } from "./sse";
 
 /**
  * The official SDK v1 client (2025-11-25 experimental tasks) over real HTTP, authenticated with a
@@ -77,11 +78,8 @@ export function legacyRaw(url: string, token: string, defaults: { version?: stri
   };
 }
 
-/**
- * Opens a POST whose answer is an SSE stream and reads it incrementally: `next(predicate)` waits for
- * the first not-yet-consumed event that matches; `done` resolves when the server ends the stream.
- */
-export async function legacyStream(url: string, token: string, body: unknown, version = "2025-11-25") {
+/** Opens a POST whose answer is an SSE stream and reads it incrementally (tests/helpers/sse.ts). */
+export async function legacyStream(url: string, token: string, body: unknown, version = "2025-11-25"): Promise<SseReader> {
   const response = await fetch(url, {
     method: "POST",
     headers: {
@@ -92,60 +90,5 @@ export async function legacyStream(url: string, token: string, body: unknown, ve
     },
     body: JSON.stringify(body),
   });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any shape
-  const events: any[] = [];
-  const waiters = new Set<() => void>();
-  let ended = false;
-  const done = (async () => {
-    if (!response.body) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      buffer += part.value;
-      let cut = buffer.indexOf("\n\n");
-      while (cut >= 0) {
-        const data = buffer
-          .slice(0, cut)
-          .split("\n")
-          .filter((line) => line.startsWith("data: "))
-          .map((line) => line.slice(6))
-          .join("\n");
-        buffer = buffer.slice(cut + 2);
-        if (data) events.push(JSON.parse(data));
-        for (const wake of waiters) wake();
-        cut = buffer.indexOf("\n\n");
-      }
-    }
-  })().finally(() => {
-    ended = true;
-    for (const wake of waiters) wake();
-  });
-  let consumed = 0;
-  return {
-    response,
-    events,
-    done,
-    // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any shape
-    async next(predicate: (event: any) => boolean, timeoutMs = 10_000): Promise<any> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const index = events.findIndex((event, i) => i >= consumed && predicate(event));
-        if (index >= 0) {
-          consumed = index + 1;
-          return events[index];
-        }
-        if (ended) throw new Error(`stream ended without a matching event: ${JSON.stringify(events)}`);
-        if (Date.now() > deadline) throw new Error(`no matching event within ${timeoutMs} ms: ${JSON.stringify(events)}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(wake, Math.max(0, deadline - Date.now()));
-          function wake() {
-            clearTimeout(timer);
-            waiters.delete(wake);
-            resolve();
-          }
-          waiters.add(wake);
-        });
-      }
-    },
-  };
+  return readSse(response);
 }

@@ -1,3 +1,6 @@
+import { readSse, type SseReader } from "./sse";
+import { waitFor } from "./wait-for";
+
 /**
  * A raw 2026-07-28 JSON-RPC client: every request carries its own _meta envelope and routing
  * headers, as the spec requires. Independent of our server code.
@@ -7,14 +10,11 @@ let nextId = 1;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON-RPC bodies
 export type RawResponse = { status: number; body: any; headers: Headers };
+type RequestExtra = { headers?: Record<string, string>; capabilities?: Record<string, unknown> };
 
 export function modernClient(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}) {
   const capabilities = options.capabilities ?? { elicitation: {}, extensions: { [TASKS_EXT]: {} } };
-  async function request(
-    method: string,
-    params: Record<string, unknown> = {},
-    extra: { headers?: Record<string, string>; capabilities?: Record<string, unknown> } = {},
-  ): Promise<RawResponse> {
+  function post(method: string, params: Record<string, unknown>, extra: RequestExtra): Promise<Response> {
     const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -38,7 +38,10 @@ export function modernClient(url: string, options: { token?: string; capabilitie
         },
       },
     };
-    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    return fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  }
+  async function request(method: string, params: Record<string, unknown> = {}, extra: RequestExtra = {}): Promise<RawResponse> {
+    const response = await post(method, params, extra);
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -56,14 +59,17 @@ export function modernClient(url: string, options: { token?: string; capabilitie
         throw Object.assign(new Error(response.body.error.message), { code: response.body.error.code, response });
       return response.body.result;
     },
-    async waitFor(taskId: string, statuses: string[], timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const task = (await request("tasks/get", { taskId })).body.result;
-        if (task && statuses.includes(task.status)) return task;
-        if (Date.now() > deadline) throw new Error(`task ${taskId} not in ${statuses.join("|")}: ${JSON.stringify(task)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+    /** A request whose SSE answer is read as it arrives (subscriptions/listen, a streamed tools/call). */
+    async stream(method: string, params: Record<string, unknown> = {}, extra: RequestExtra = {}): Promise<SseReader> {
+      return readSse(await post(method, params, extra));
+    },
+    /** Polls tasks/get until the task has one of `statuses`; fails with the task as last seen. */
+    waitFor(taskId: string, statuses: string[], timeoutMs = 20_000) {
+      return waitFor(
+        async () => (await request("tasks/get", { taskId })).body.result,
+        (task) => statuses.includes(task?.status),
+        { describe: `task ${taskId} to be ${statuses.join(" or ")}`, timeoutMs, everyMs: 100 },
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { waitForValue } from "./wait-for";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -39,12 +40,23 @@ export function waitForExit(child: ChildProcess, timeoutMs = 20_000): Promise<nu
   });
 }
 
-export async function until<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/**
+ * The unnamed, truthy form of waitForValue (tests/helpers/wait-for.ts), kept for callers written
+ * before it; new waits use waitFor / waitForValue, whose failure names what was awaited.
+ */
+export function until<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+  return waitForValue(probe, { describe: "the condition", timeoutMs, everyMs });
+}
+
+/** The line `READY <url>` a test server process prints once it listens (tests/helpers/mcp-server-process.ts). */
+export function readyUrl(child: ChildProcess & { output: () => string }, timeoutMs = 30_000): Promise<string> {
+  return waitForValue(
+    () => {
+      const url = /READY (\S+)/.exec(child.output())?.[1];
+      if (!url && child.exitCode !== null)
+        throw new Error(`the process exited (${child.exitCode}) before READY:\n${child.output()}`);
+      return url;
+    },
+    { describe: "the server process to print READY", timeoutMs },
+  );
 }

@@ -143,7 +143,14 @@ const CASES: Case[] = [
     status: 200,
     code: -32602,
   },
-  { name: "batch array", body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), status: 400, code: -32600 },
+  // 2025-06-18 removed batching; 2025-03-26 (and header-less requests) must accept them (tests/mcp/legacy-exactness.test.ts).
+  {
+    name: "batch array",
+    body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]),
+    headers: { "mcp-protocol-version": "2025-11-25" },
+    status: 400,
+    code: -32600,
+  },
   { name: "legacy: unknown method", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "nope/nope" }), status: 200 },
   {
     name: "legacy: tools/call without name",
@@ -171,13 +178,20 @@ const CASES: Case[] = [
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1_100_000) } }),
     status: 413,
   },
-  { name: "deeply nested JSON", body: `${"[".repeat(5_000)}${"]".repeat(5_000)}`, status: 400, code: -32600 },
+  // On 2025-11-25 an array is never a batch (under 2025-03-26 it is, answered element by element).
+  {
+    name: "deeply nested JSON",
+    body: `${"[".repeat(5_000)}${"]".repeat(5_000)}`,
+    headers: { "mcp-protocol-version": "2025-11-25" },
+    status: 400,
+    code: -32600,
+  },
   { name: "null body", body: "null", status: 400, code: -32600 },
   { name: "a bare number", body: "42", status: 400, code: -32600 },
   {
     name: "NUL bytes in strings",
     ...modern("tools/call", { name: "durable_report", arguments: { report_id: "a\u0000b" } }, "durable_report"),
-    status: 400,
+    status: 200, // an in-band parameter error (issue 15; 400 is for envelope, header and capability errors)
     code: -32602,
   },
 ];

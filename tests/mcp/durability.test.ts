@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { modernClient } from "../helpers/modern-client";
-import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { readyUrl, spawnTs, waitForExit } from "../helpers/processes";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 async function startWeb(port = 0) {
   const web = spawnTs("tests/helpers/mcp-server-process.ts", { DATABASE_URL: db.url, PORT: String(port) });
-  const url = await until(async () => /READY (\S+)/.exec(web.output())?.[1], 30_000);
+  const url = await readyUrl(web);
   return { web, url };
 }
 

@@ -8,7 +8,7 @@ import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient } from "../helpers/modern-client";
-import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { readyUrl, spawnTs, waitForExit } from "../helpers/processes";
 
 /**
  * The legacy leg across web instances: two servers behind a round-robin, a web process restart,
@@ -82,7 +82,7 @@ describe("legacy leg across instances", () => {
   // Covers L9 and L10 after a restart: nothing about a task lives in a web process.
   it("serves getTask and getTaskResult from a new client after the web process is restarted", async () => {
     const first = spawnTs("tests/helpers/mcp-server-process.ts", { DATABASE_URL: db.url });
-    const firstUrl = (await until(async () => /READY (\S+)/.exec(first.output())?.[1], 15_000)) as string;
+    const firstUrl = await readyUrl(first);
     const creator = await connectLegacyClient(firstUrl, token);
     const created = await creator.client.request(
       {
@@ -98,7 +98,7 @@ describe("legacy leg across instances", () => {
 
     const second = spawnTs("tests/helpers/mcp-server-process.ts", { DATABASE_URL: db.url });
     try {
-      const secondUrl = (await until(async () => /READY (\S+)/.exec(second.output())?.[1], 15_000)) as string;
+      const secondUrl = await readyUrl(second);
       const fresh = await connectLegacyClient(secondUrl, token, { name: "after-restart" });
       try {
         const task = await fresh.client.experimental.tasks.getTask(taskId);

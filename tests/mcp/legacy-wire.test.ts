@@ -7,7 +7,8 @@ import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { legacyRaw, legacyStream } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { until } from "../helpers/processes";
+import { runStatus, waitForHandleExpiry, waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
+import { waitFor } from "../helpers/wait-for";
 
 /**
  * The legacy leg on the wire, with raw JSON-RPC (no SDK): exact codes, shapes and HTTP statuses.
@@ -53,13 +54,10 @@ async function createTask(token: string, name: string, args: Record<string, unkn
 
 async function waitForStatus(token: string, taskId: string, statuses: string[]) {
   const raw = legacyRaw(server.url, token);
-  return until(
-    async () => {
-      const task = (await raw.request("tasks/get", { taskId })).body.result;
-      return statuses.includes(task?.status) ? task : undefined;
-    },
-    15_000,
-    100,
+  return waitFor(
+    async () => (await raw.request("tasks/get", { taskId })).body.result,
+    (task) => statuses.includes(task?.status),
+    { describe: `task ${taskId} to be ${statuses.join(" or ")}`, everyMs: 100 },
   );
 }
 
@@ -121,14 +119,15 @@ describe("legacy leg on the wire", () => {
       (await raw.request("tools/call", { name: "failing_job", arguments: {}, task: {} }, { version: "2025-06-18" })).body.error
         .code,
     ).toBe(-32601);
-    // Invalid task parameters and invalid arguments of a task call: -32602, nothing written.
+    // Invalid task parameters: -32602; invalid arguments of a task call are a tool input error
+    // (server/tools.mdx "Error Handling", issue 15): isError, not -32602. Nothing written either way.
     expect((await raw.request("tools/call", { name: "slow_compute", arguments: {}, task: { ttl: -1 } })).body.error.code).toBe(
       -32602,
     );
     expect((await raw.request("tools/call", { name: "slow_compute", arguments: {}, task: "yes" })).body.error.code).toBe(-32602);
     expect(
-      (await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: "x" }, task: {} })).body.error.code,
-    ).toBe(-32602);
+      (await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: "x" }, task: {} })).body.result.isError,
+    ).toBe(true);
     expect(await runCount()).toBe(before);
   });
 
@@ -195,7 +194,7 @@ describe("legacy leg on the wire", () => {
     const create = await raw.request("tools/call", { name: "slow_compute", arguments: { seconds: 60 }, task: { ttl: 1_000 } });
     expect(create.body.result.task.ttl).toBe(1_000);
     const expiring = create.body.result.task.taskId;
-    await new Promise((r) => setTimeout(r, 1_100));
+    await waitForHandleExpiry(sql, expiring);
     for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
       expect((await raw.request(method, { taskId: expiring })).body.error).toEqual(unknown.body.error);
     }
@@ -207,9 +206,24 @@ describe("legacy leg on the wire", () => {
   // Covers L11 (blocks until terminal, also for a JSON-only client) and L14 (allowed transitions only).
   it("blocks tasks/result until the task is terminal", async () => {
     const taskId = await createTask(confToken, "slow_compute", { seconds: 1, label: "block" });
-    const started = Date.now();
-    const response = await legacyRaw(server.url, confToken).request("tasks/result", { taskId }, { accept: "application/json" });
-    expect(Date.now() - started).toBeGreaterThan(500);
+    let answered = false;
+    const pending = legacyRaw(server.url, confToken)
+      .request("tasks/result", { taskId }, { accept: "application/json" })
+      .finally(() => {
+        answered = true;
+      });
+    // Blocking, as state: whenever the answer is in, the run was already terminal.
+    const terminalWhenAnswered = await waitFor(
+      async () => {
+        const wasAnswered = answered;
+        const status = await runStatus(sql, taskId);
+        return { wasAnswered, status };
+      },
+      ({ wasAnswered }) => wasAnswered,
+      { describe: `tasks/result for ${taskId} to answer` },
+    );
+    expect(["completed", "failed", "cancelled"]).toContain(terminalWhenAnswered.status);
+    const response = await pending;
     expect(response.headers.get("content-type")).toContain("application/json");
     expect(response.body.result).toMatchObject({ content: [{ text: "Computed block in 1s" }], _meta: { [RELATED]: { taskId } } });
   });
@@ -219,13 +233,13 @@ describe("legacy leg on the wire", () => {
     const raw = legacyRaw(server.url, acmeToken);
     const created = await raw.request("tools/call", {
       name: "durable_report",
-      arguments: { report_id: "prog", sections: 3, settle_ms: 1_200 },
+      arguments: { report_id: "prog", sections: 3, settle_ms: 600_000 },
       task: {},
       _meta: { progressToken: "tok-20" },
     });
     const taskId = created.body.result.task.taskId;
     expect((await sql`SELECT progress_token FROM runs WHERE id = ${taskId}`)[0]?.progress_token).toBe("tok-20");
-    await until(async () => (await sql`SELECT status FROM runs WHERE id = ${taskId}`)[0]?.status === "sleeping");
+    await waitForRunStatus(sql, taskId, "sleeping");
     const stream = await legacyStream(server.url, acmeToken, {
       jsonrpc: "2.0",
       id: 900,
@@ -233,6 +247,8 @@ describe("legacy leg on the wire", () => {
       params: { taskId },
     });
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
+    // The stream is subscribed once its headers are in; only then does the run finish its sleep.
+    await wakeSleepingRun(sql, taskId);
     await stream.done;
     const final = stream.events.at(-1);
     expect(final).toMatchObject({

@@ -6,6 +6,7 @@ import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient, TASKS_EXT } from "../helpers/modern-client";
+import { waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
@@ -58,7 +59,7 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
       name: "durable_report",
       arguments: { report_id: "long", settle_ms: 600_000 },
     });
-    await until(async () => (await sql`SELECT status FROM runs WHERE id = ${created.taskId}`)[0]?.status === "sleeping");
+    await waitForRunStatus(sql, created.taskId, "sleeping");
     expect(await client.result("tasks/cancel", { taskId: created.taskId })).toMatchObject({ resultType: "complete" });
     const task = await client.result("tasks/get", { taskId: created.taskId });
     expect(task.status).toBe("cancelled");
@@ -68,16 +69,17 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
     const client = modernClient(server.url, { token });
     const created = await client.result("tools/call", {
       name: "durable_report",
-      arguments: { report_id: "listen", settle_ms: 300 },
+      arguments: { report_id: "listen", settle_ms: 600_000 },
     });
-    const response = await client.request("subscriptions/listen", {
+    const stream = await client.stream("subscriptions/listen", {
       notifications: { taskIds: [created.taskId, "00000000-0000-4000-8000-00000000dead"] },
     });
-    expect(response.headers.get("content-type")).toContain("text/event-stream");
-    const events = String(response.body)
-      .split("\n")
-      .filter((line) => line.startsWith("data: "))
-      .map((line) => JSON.parse(line.slice(6)));
+    expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
+    // The snapshot is of a task that is certainly still working; then its sleep ends and it completes.
+    await stream.next((e) => e.method === "notifications/tasks");
+    await wakeSleepingRun(sql, created.taskId);
+    await stream.done;
+    const events = stream.events;
     expect(events[0]).toMatchObject({
       method: "notifications/subscriptions/acknowledged",
       params: { notifications: { taskIds: [created.taskId] } },
@@ -151,11 +153,3 @@ describe("modern era (2026-07-28 + tasks extension) over HTTP", () => {
     expect(forged.body.error.code).toBe(-32602);
   });
 });
-
-async function until(probe: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("timeout");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -5,18 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runRetention } from "../../lib/retention";
 import { freshDatabase } from "../helpers/db";
-import { until } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { seedRuns } from "./seed-runs";
 
 /**
  * Acceptance: 100k terminal runs purged in batches while a worker keeps completing new runs. No
  * active run is touched, every new run completes, one tombstone per purged run, and no claim
- * stalls behind the cleaner — measured by timing claimRuns itself while the purge runs.
+ * stalls behind the cleaner — a fact about locks (the claiming session is never found waiting on
+ * the cleaner's session), since a wall-time bound measures the machine's load as much as the code.
+ * claimRuns is timed as well, and the figures are printed.
  */
 const TOTAL = 100_000;
 const ACTIVE = 1_000;
 const HOUR = 3_600_000;
-const CLAIM_BOUND_MS = 500;
 
 const tick = defineWorkflow({
   name: "tick",
@@ -64,7 +65,7 @@ afterAll(async () => {
 
 /** Times claimRuns for a probe run, over and over, until stopped; returns every duration in ms. */
 function claimProbe(url: string) {
-  const probeSql = postgres(url, { max: 2, onnotice: () => {} });
+  const probeSql = postgres(url, { max: 2, onnotice: () => {}, connection: { application_name: "claim-probe" } });
   const durations: number[] = [];
   let stopped = false;
   const loop = (async () => {
@@ -88,6 +89,39 @@ function claimProbe(url: string) {
       stopped = true;
       await loop;
       await probeSql.end();
+    },
+  };
+}
+
+/**
+ * Samples, until stopped, whether a claim-probe session waits on a lock held by a bulk-cleaner
+ * session (pg_blocking_pids); returns every such sighting.
+ */
+function blockingMonitor(url: string) {
+  const monitorSql = postgres(url, { max: 1, onnotice: () => {} });
+  const sightings: Record<string, unknown>[] = [];
+  let samples = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const rows = await monitorSql`
+        SELECT p.pid, p.wait_event_type, p.wait_event, left(p.query, 120) AS query
+        FROM pg_stat_activity p
+        WHERE p.application_name = 'claim-probe'
+          AND EXISTS (SELECT 1 FROM pg_stat_activity c
+                      WHERE c.application_name = 'bulk-cleaner' AND c.pid = ANY (pg_blocking_pids(p.pid)))`;
+      samples += 1;
+      sightings.push(...rows);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    sightings,
+    samples: () => samples,
+    async stop() {
+      stopped = true;
+      await loop;
+      await monitorSql.end();
     },
   };
 }
@@ -124,27 +158,31 @@ describe("bulk retention", () => {
       }
     })();
     const baseline = claimProbe(db.url);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await waitFor(
+      () => baseline.durations.length,
+      (n) => n >= 50,
+      { describe: "50 baseline claims" },
+    );
     await baseline.stop();
 
     const during = claimProbe(db.url);
-    const cleanerSql = postgres(db.url, { max: 2, onnotice: () => {} });
+    const monitor = blockingMonitor(db.url);
+    const cleanerSql = postgres(db.url, { max: 2, onnotice: () => {}, connection: { application_name: "bulk-cleaner" } });
     const batches: number[] = [];
     const report = await runRetention(cleanerSql, {
       holder: "bulk-test",
       batchSize: 5_000,
       hooks: { afterBatch: ({ ms }) => void batches.push(ms) },
     });
+    await monitor.stop();
     await during.stop();
     producing = false;
     await producer;
-    await until(
-      async () => {
-        const rows = await sql`SELECT count(*)::int AS n FROM runs WHERE id = ANY(${created}::uuid[]) AND status = 'completed'`;
-        return rows[0]?.n === created.length;
-      },
-      60_000,
-      200,
+    await waitFor(
+      async () =>
+        (await sql`SELECT count(*)::int AS n FROM runs WHERE id = ANY(${created}::uuid[]) AND status = 'completed'`)[0]?.n,
+      (completed) => completed === created.length,
+      { describe: `all ${created.length} new runs to complete`, timeoutMs: 60_000, everyMs: 200 },
     );
     await worker.stop(1_000);
     await workerSql.end();
@@ -161,6 +199,9 @@ describe("bulk retention", () => {
       `[bulk] claimRuns ms without cleaner: ${JSON.stringify(claimBase)}; during purge: ${JSON.stringify(claimDuring)}`,
     );
     console.log(`[bulk] new runs completed during the purge: ${created.length}`);
+    console.log(
+      `[bulk] lock samples during the purge: ${monitor.samples()}, claims found blocked by the cleaner: ${monitor.sightings.length}`,
+    );
 
     expect(report).toMatchObject({ status: "completed", purged: TOTAL, events: 2 * TOTAL, batches: TOTAL / 5_000 });
     const left = await sql`SELECT
@@ -181,6 +222,7 @@ describe("bulk retention", () => {
     expect(await sql`SELECT id, status FROM runs WHERE workflow_key = 'dormant@1' ORDER BY id`).toEqual(dormantBefore);
     expect(created.length).toBeGreaterThan(10);
     expect(during.durations.length).toBeGreaterThan(10);
-    expect(claimDuring.max).toBeLessThan(CLAIM_BOUND_MS);
+    expect(monitor.samples()).toBeGreaterThan(10);
+    expect(monitor.sightings).toEqual([]);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { purgeBatch, runRetention, startRetentionTimer } from "../../lib/retention";
 import { listRetentionRuns, listTombstones, readRetentionFence, readTaskRecord, readTombstone } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
-import { until } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { CHILD_TABLES, countRows, seedRuns } from "./seed-runs";
 
 const HOUR = 3_600_000;
@@ -144,11 +144,20 @@ describe("retention cleaner", () => {
   it("two cleaners started at once: one purges, the other steps aside", async () => {
     const t = await tenant();
     const old = await seedRuns(sql, { tenantId: t, count: 300, finishedAgoMs: 2 * HOUR });
-    // Both hold briefly after the lock attempt, so their attempts certainly overlap.
-    const hooks = { afterLock: () => new Promise<void>((resolve) => setTimeout(resolve, 300)) };
+    // Whoever takes the lock holds it until the other has finished its attempt, so the attempts
+    // overlap by construction, however the two are scheduled. The hold is bounded: if both took the
+    // lock (the bug this test is for), neither waits forever and the assertions below say so.
+    const finished = { one: gate(), two: gate() };
+    const holdUntil = (other: Promise<void>) => ({
+      afterLock: async () => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([other, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+        clearTimeout(timer);
+      },
+    });
     const reports = await Promise.all([
-      runRetention(sql, { holder: "one", batchSize: 50, hooks }),
-      runRetention(sql, { holder: "two", batchSize: 50, hooks }),
+      runRetention(sql, { holder: "one", batchSize: 50, hooks: holdUntil(finished.two.opened) }).finally(finished.one.open),
+      runRetention(sql, { holder: "two", batchSize: 50, hooks: holdUntil(finished.one.opened) }).finally(finished.two.open),
     ]);
     const acted = reports.filter((r) => r.status === "completed");
     expect(acted).toHaveLength(1);
@@ -184,9 +193,10 @@ describe("retention cleaner", () => {
 
     // A partition: the paused cleaner's session dies, Postgres drops its lock.
     await sql`SELECT pg_terminate_backend(${firstPid})`;
-    await until(
-      async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${firstPid}`)[0]?.n) === 0,
-      5_000,
+    await waitFor(
+      async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${firstPid}`)[0]?.n),
+      (sessions) => sessions === 0,
+      { describe: `the paused cleaner's session ${firstPid} to be gone` },
     );
 
     // A new cleaner takes the lock and a newer epoch, and holds still too.
@@ -260,7 +270,11 @@ describe("retention cleaner", () => {
     const old = await seedRuns(sql, { tenantId: t, count: 20, finishedAgoMs: 2 * HOUR });
     const timer = startRetentionTimer({ sql, holder: "worker-x", intervalMs: 100, logger: silentLogger });
     try {
-      await until(async () => (await tombstoneCount(old)) === old.length, 10_000);
+      await waitFor(
+        () => tombstoneCount(old),
+        (n) => n === old.length,
+        { describe: `the timer to tombstone ${old.length} runs` },
+      );
     } finally {
       await timer.stop();
     }

@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/db";
-import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { spawnTs, waitForExit } from "../helpers/processes";
+import { waitFor } from "../helpers/wait-for";
 import { seedRuns } from "./seed-runs";
 
 /** The cleaner's two entry points as real processes: the CLI command and the worker's timer. */
@@ -68,12 +69,17 @@ describe("retention entry points", () => {
       RUNIFOLD_RETENTION_INTERVAL_MS: "1000",
     });
     try {
-      await until(
-        async () =>
-          Number((await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${ids}::uuid[])`)[0]?.n) === 12,
-        20_000,
+      await waitFor(
+        async () => Number((await sql`SELECT count(*)::int AS n FROM tombstones WHERE run_id = ANY(${ids}::uuid[])`)[0]?.n),
+        (n) => n === 12,
+        { describe: "the worker's pass to tombstone all 12 runs" },
       );
-      const holders = await sql`SELECT DISTINCT holder FROM retention_runs WHERE purged > 0 AND holder NOT LIKE 'cli:%'`;
+      // The batch commits the tombstones first; the pass records itself in retention_runs after it.
+      const holders = await waitFor(
+        () => sql`SELECT DISTINCT holder FROM retention_runs WHERE purged > 0 AND holder NOT LIKE 'cli:%'`,
+        (rows) => rows.length > 0,
+        { describe: "the worker's pass to be recorded in retention_runs" },
+      );
       expect(holders).toHaveLength(1);
     } finally {
       worker.kill("SIGTERM");

@@ -7,7 +7,7 @@ import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { TASKS_EXT } from "../helpers/modern-client";
-import { until } from "../helpers/processes";
+import { waitForHandleExpiry, waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
 
 /**
  * ttlMs is handle lifetime, not a deadline: past it every MCP method answers an ID exactly like
@@ -91,7 +91,7 @@ const statusOf = async (id: string) => (await readTaskRecord(sql, { tenantId, ta
 describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown ones", () => {
   it("modern era: tasks/get, tasks/update, tasks/cancel", async () => {
     const created = JSON.parse(
-      (await modern("tools/call", { name: "durable_report", arguments: { report_id: "ttl", settle_ms: 2_500 } })).text,
+      (await modern("tools/call", { name: "durable_report", arguments: { report_id: "ttl", settle_ms: 600_000 } })).text,
     ).result;
     expect(created).toMatchObject({ resultType: "task", ttlMs: 1_000 });
     const taskId = created.taskId as string;
@@ -101,13 +101,14 @@ describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown o
       ["tasks/cancel", {}],
     ];
 
-    // Expired while the work is still going (the run sleeps for 2.5 s).
-    await until(async () => (await readTaskRecord(sql, { tenantId, taskId }))?.handleExpired, 5_000);
+    // Expired while the work is still going (the run sleeps for ten minutes, until this test wakes it).
+    await waitForHandleExpiry(sql, taskId);
     expect(["queued", "leased", "sleeping"]).toContain(await statusOf(taskId));
     await expectAnswersLikeUnknown(modern, methods, taskId);
 
     // The cancel above did nothing: the run completes normally and operators still read it.
-    await until(async () => (await statusOf(taskId)) === "completed", 15_000);
+    await wakeSleepingRun(sql, taskId);
+    await waitForRunStatus(sql, taskId, "completed");
     const record = await readTaskRecord(sql, { tenantId, taskId });
     expect(record).toMatchObject({ status: "completed", handleExpired: true, ttlMs: 1_000 });
     expect(record?.terminal?.result?.structuredContent).toMatchObject({ reportId: "ttl" });
@@ -136,7 +137,7 @@ describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown o
       (
         await legacy("tools/call", {
           name: "durable_report",
-          arguments: { report_id: "ttl-l", settle_ms: 2_500 },
+          arguments: { report_id: "ttl-l", settle_ms: 600_000 },
           task: { ttl: 60_000 },
         })
       ).text,
@@ -149,11 +150,12 @@ describe("ttlMs is handle lifetime; expired and purged IDs answer like unknown o
       ["tasks/cancel", {}],
     ];
 
-    await until(async () => (await readTaskRecord(sql, { tenantId, taskId }))?.handleExpired, 5_000);
+    await waitForHandleExpiry(sql, taskId);
     expect(["queued", "leased", "sleeping"]).toContain(await statusOf(taskId));
     await expectAnswersLikeUnknown(legacy, methods, taskId);
 
-    await until(async () => (await statusOf(taskId)) === "completed", 15_000);
+    await wakeSleepingRun(sql, taskId);
+    await waitForRunStatus(sql, taskId, "completed");
     expect(await readTaskRecord(sql, { tenantId, taskId })).toMatchObject({ status: "completed", handleExpired: true });
     await expectAnswersLikeUnknown(legacy, methods, taskId);
 

@@ -7,7 +7,9 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEmbeddedUrl } from "../../db/embedded/embedded-postgres";
 import { freePort } from "../../db/embedded/free-port";
-import { ROOT, until, waitForExit } from "../helpers/processes";
+import { ROOT, waitForExit } from "../helpers/processes";
+import { waitForRunStatus } from "../helpers/runs";
+import { waitFor } from "../helpers/wait-for";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
 // RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.
@@ -33,7 +35,11 @@ beforeAll(() => {
 afterAll(async () => {
   if (supervisor?.pid && alive(supervisor.pid)) supervisor.kill("SIGKILL");
   for (const pid of owned) if (alive(pid)) kill(pid, "SIGKILL");
-  await until(async () => [...owned].every((pid) => !alive(pid)), 10_000).catch(() => {});
+  await waitFor(
+    () => [...owned].filter(alive),
+    (left) => left.length === 0,
+    { describe: "every process the test started to be gone", timeoutMs: 10_000 },
+  ).catch(() => {});
   // When the project path is not traversable by the postgres user (a mode-700 clone), the cluster
   // and a copy of the binaries live in a runtime directory keyed by this temporary data root.
   const relocated = clusterDir && !clusterDir.startsWith(dataRoot) ? path.dirname(clusterDir) : undefined;
@@ -68,16 +74,15 @@ describe("npm start", () => {
     const supervisorPid = child.pid as number;
     owned.add(supervisorPid);
 
-    const health = await until(
+    const health = await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${output}`);
-        const body = await fetch(`http://127.0.0.1:${port}/api/health`)
+        return await fetch(`http://127.0.0.1:${port}/api/health`)
           .then((r) => (r.status === 200 ? r.json() : undefined))
           .catch(() => undefined);
-        return body?.workers?.online >= 1 ? body : undefined;
       },
-      180_000,
-      250,
+      (body) => body?.workers?.online >= 1,
+      { describe: "GET /api/health to report a worker online", timeoutMs: 180_000, everyMs: 250 },
     ).catch((error) => {
       throw new Error(`${(error as Error).message}\n${output}`);
     });
@@ -106,7 +111,7 @@ describe("npm start", () => {
         workflowVersion: 1,
         input: { report_id: "x", settle_ms: 0 },
       });
-      await until(async () => (await sql`SELECT status FROM runs WHERE id = ${run.id}`)[0]?.status === "completed", 60_000, 100);
+      await waitForRunStatus(sql, run.id, "completed", 60_000);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -119,12 +124,18 @@ describe("npm start", () => {
     const started = Date.now();
     child.kill("SIGINT");
     expect(await waitForExit(child, 30_000)).toBe(0);
-    await until(async () => [...owned].every((pid) => !alive(pid)), Math.max(1_000, 30_000 - (Date.now() - started)), 100).catch(
-      () => {
-        const left = [...owned].filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
-        throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
+    await waitFor(
+      () => [...owned].filter(alive),
+      (left) => left.length === 0,
+      {
+        describe: "every process npm start owned to exit",
+        timeoutMs: Math.max(1_000, 30_000 - (Date.now() - started)),
+        everyMs: 100,
       },
-    );
+    ).catch(() => {
+      const left = [...owned].filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
+      throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
+    });
     expect(existsSync(path.join(dataRoot, "supervisor.json"))).toBe(false);
   }, 330_000);
 });

@@ -1,7 +1,14 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setOperatorDisabled } from "../../db/queries/operators";
-import { authenticateOperator, clientAddressFrom, hashPassword, LOGIN_THROTTLE, verifyPassword } from "../../lib/auth";
+import {
+  authenticateOperator,
+  hashPassword,
+  LOGIN_THROTTLE,
+  parseTrustedProxies,
+  resolveClientAddress,
+  verifyPassword,
+} from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator } from "./helpers";
@@ -20,7 +27,7 @@ afterAll(async () => {
 describe("operator sign-in", () => {
   it("hashes with scrypt in the documented format", async () => {
     const hash = await hashPassword("s3cret-password");
-    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(hash).toMatch(/^scrypt\$16384\$8\$5\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(await verifyPassword("s3cret-password", hash)).toBe(true);
     expect(await verifyPassword("wrong", hash)).toBe(false);
     expect(await verifyPassword("x", "garbage")).toBe(false);
@@ -51,7 +58,7 @@ describe("operator sign-in", () => {
   it("locks an email after repeated failures, even for the right password, and unknown emails alike", async () => {
     const op = await makeOperator(sql, "operator", [], "right-password-2");
     for (const email of [op.email, "ghost@ops.test"]) {
-      for (let i = 0; i < LOGIN_THROTTLE.emailLimit; i++) {
+      for (let i = 0; i < LOGIN_THROTTLE.email.limit; i++) {
         expect(await authenticateOperator(sql, { email, password: "bad", clientAddress: `10.1.0.${i}` })).toEqual({
           ok: false,
           reason: "invalid",
@@ -67,7 +74,7 @@ describe("operator sign-in", () => {
   });
 
   it("locks a client address after many failures across emails", async () => {
-    for (let i = 0; i < LOGIN_THROTTLE.addressLimit; i++) {
+    for (let i = 0; i < LOGIN_THROTTLE.address.limit; i++) {
       await authenticateOperator(sql, { email: `spray-${i}@ops.test`, password: "bad", clientAddress: "192.0.2.7" });
     }
     expect(
@@ -96,9 +103,11 @@ describe("operator sign-in", () => {
     }
   });
 
-  it("reads the client address from the last forwarded hop", () => {
-    expect(clientAddressFrom({ "x-forwarded-for": "1.1.1.1, 10.0.0.9" })).toBe("10.0.0.9");
-    expect(clientAddressFrom(new Headers({ "x-forwarded-for": "::1" }))).toBe("::1");
-    expect(clientAddressFrom({})).toBeNull();
+  it("reads the client address from the socket peer, and X-Forwarded-For only from a trusted proxy", () => {
+    const none = parseTrustedProxies("");
+    expect(resolveClientAddress({ peer: "10.0.0.9", forwardedFor: "1.1.1.1", trustedProxies: none })).toBe("10.0.0.9");
+    const proxy = parseTrustedProxies("10.0.0.9");
+    expect(resolveClientAddress({ peer: "10.0.0.9", forwardedFor: "1.1.1.1, 2.2.2.2", trustedProxies: proxy })).toBe("2.2.2.2");
+    expect(resolveClientAddress({ peer: undefined, forwardedFor: "1.1.1.1", trustedProxies: none })).toBeNull();
   });
 });

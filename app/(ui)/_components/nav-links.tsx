@@ -12,12 +12,13 @@ const LINKS = [
   { href: "/workers", label: "Workers" },
   { href: "/retention", label: "Retention" },
 ];
+const ADMIN_LINKS = [{ href: "/audit", label: "Audit" }];
 
-export function NavLinks() {
+export function NavLinks({ isAdmin = false }: { isAdmin?: boolean }) {
   const pathname = usePathname();
   return (
     <nav aria-label="Main" className="flex flex-wrap gap-1">
-      {LINKS.map((link) => {
+      {[...LINKS, ...(isAdmin ? ADMIN_LINKS : [])].map((link) => {
         const active = pathname === link.href || pathname.startsWith(`${link.href}/`);
         return (
           <Link

@@ -1,10 +1,10 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useTransition } from "react";
+import { useState, useTransition } from "react";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass, secondaryButtonClass } from "../_components/ui";
-import { createOperator, createTenant, setOperatorDisabled } from "../actions";
+import { createOperator, createTenant, resetPassword, setOperatorDisabled, setTenantDisabled } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -43,11 +43,40 @@ export function CreateTenantForm() {
 
 type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[] };
 
-export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[]; selfId: string }) {
+/** Disable or enable a tenant: while disabled its keys, tasks and tools answer like an unknown tenant's. */
+export function TenantStateButton({ tenantId, slug, disabled }: { tenantId: string; slug: string; disabled: boolean }) {
   const router = useRouter();
   const [pending, start] = useTransition();
   return (
+    <button
+      type="button"
+      className={secondaryButtonClass}
+      disabled={pending}
+      onClick={() =>
+        start(async () => {
+          if (!disabled && !window.confirm(`Disable ${slug}? Its keys stop working at once.`)) return;
+          await setTenantDisabled({ tenantId, disabled: !disabled });
+          router.refresh();
+        })
+      }
+    >
+      {disabled ? `Enable ${slug}` : `Disable ${slug}`}
+    </button>
+  );
+}
+
+export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[]; selfId: string }) {
+  const router = useRouter();
+  const [pending, start] = useTransition();
+  const [temporary, setTemporary] = useState<{ email: string; password: string } | null>(null);
+  return (
     <div className="flex flex-col gap-4">
+      {temporary && (
+        <p role="status" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          Temporary password for {temporary.email} (shown once; it must be changed at the next sign-in):{" "}
+          <code className="font-mono">{temporary.password}</code>
+        </p>
+      )}
       <ul className="divide-y divide-slate-100 text-sm">
         {operators.map((o) => (
           <li key={o.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
@@ -64,12 +93,29 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
                 disabled={pending}
                 onClick={() =>
                   start(async () => {
-                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled });
+                    // Offered when disabling: the keys this operator minted stop working too.
+                    const revokeKeys = !o.disabled && window.confirm(`Also revoke every API key ${o.email} created?`);
+                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled, revokeKeys });
                     router.refresh();
                   })
                 }
               >
                 {o.disabled ? `Enable ${o.email}` : `Disable ${o.email}`}
+              </button>
+            )}
+            {o.id !== selfId && (
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                disabled={pending}
+                onClick={() =>
+                  start(async () => {
+                    const result = await resetPassword({ operatorId: o.id });
+                    if (result.ok) setTemporary({ email: result.data.email, password: result.data.temporaryPassword });
+                  })
+                }
+              >
+                Reset password of {o.email}
               </button>
             )}
           </li>

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { pageOperator } from "@/lib/ui/page-operator";
 import { presentOperatorList, presentTenantList } from "@/lib/ui/presenters/tenants";
 import { Card, Empty, PageHeader, Time } from "../_components/ui";
-import { CreateTenantForm, OperatorsAdmin } from "./admin-forms";
+import { CreateTenantForm, OperatorsAdmin, TenantStateButton } from "./admin-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +30,7 @@ export default async function TenantsPage() {
                   </Link>
                   <span className="min-w-0 flex-1 truncate text-sm text-slate-600">{tenant.name}</span>
                   {tenant.disabled && <span className="text-xs text-red-700">disabled</span>}
+                  {isAdmin && <TenantStateButton tenantId={tenant.id} slug={tenant.slug} disabled={tenant.disabled} />}
                   <span className="text-xs text-slate-500">
                     <Time iso={tenant.createdAt} />
                   </span>

@@ -1,5 +1,5 @@
 import { listApiKeys } from "../../../db/queries/api-keys";
-import { createKey, revokeKey } from "../../../lib/admin";
+import { createKey, revokeKeyAsAdmin } from "../../../lib/admin";
 import { isScope, SCOPES, type Scope } from "../../../lib/auth";
 import { intOption, option, positionals, requiredOption, UsageError } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
@@ -99,7 +99,7 @@ registerCommand({
       options: [JSON_FLAG],
       async run(parsed, io) {
         const [keyId] = positionals(parsed, ["keyId"]) as [string];
-        await withAdmin(io, (ctx) => revokeKey(ctx, { keyId }));
+        await withAdmin(io, (ctx) => revokeKeyAsAdmin(ctx, { keyId }));
         if (parsed.flags.has("json")) printJson(io, { keyId, revoked: true });
         else print(io.stdout, `Revoked key ${keyId}`);
         return EXIT.completed;

@@ -1,35 +1,57 @@
-import type { OperatorRole } from "../../../db/queries/operators";
-import { createOperator } from "../../../lib/admin";
-import { option, positionals, requiredOption } from "../../args";
-import { requireTenant, withAdmin } from "../../db";
+import { findOperatorByEmail, listOperators, type OperatorRole } from "../../../db/queries/operators";
+import { createOperator, resetOperatorPassword, setOperatorDisabled, signOutEverywhere } from "../../../lib/admin";
+import { CliError, option, positionals, requiredOption } from "../../args";
+import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
-import { print, printJson } from "../../output";
-import { registerCommand } from "../registry";
+import { isoOrDash, print, printJson, printTable } from "../../output";
+import { type CliIo, registerCommand } from "../registry";
+import { PASSWORD_OPTIONS, readPassword } from "./password-source";
+
+const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSON document)" };
+const EMAIL = { name: "email", value: "E", description: "The operator's login email", required: true };
+
+async function operatorId(sql: Parameters<typeof findOperatorByEmail>[0], email: string): Promise<string> {
+  const operator = await findOperatorByEmail(sql, email);
+  if (!operator) throw new CliError(`No operator ${email}`);
+  return operator.id;
+}
+
+function done(io: CliIo, json: boolean, value: Record<string, unknown>, line: string): number {
+  if (json) printJson(io, value);
+  else print(io.stdout, line);
+  return EXIT.completed;
+}
 
 registerCommand({
   name: "operators",
-  summary: "Create operator logins for the web UI",
+  summary: "Operator logins for the web UI: create, list, disable, reset passwords, end sessions",
   verbs: [
     {
       name: "create",
       args: "",
       summary: "Create an operator (admin: every tenant; operator: its member tenants)",
       options: [
-        { name: "email", value: "E", description: "Login email (case-insensitive)", required: true },
-        { name: "password", value: "P", description: "Password, 12 to 200 characters (stored as a scrypt hash)", required: true },
+        EMAIL,
+        ...PASSWORD_OPTIONS,
         { name: "role", value: "admin|operator", description: "The operator's role", required: true },
         { name: "tenant", value: "slug", description: "Make the operator a member of this tenant" },
         { name: "name", value: "N", description: "Display name" },
-        { name: "json", description: "Machine-readable output (one JSON document)" },
+        { name: "must-change-password", description: "Ask for a new password at the first sign-in" },
+        JSON_FLAG,
+      ],
+      notes: [
+        "The password (12 to 200 characters) comes from --password-stdin or RUNIFOLD_PASSWORD, never from argv if you can help it.",
       ],
       async run(parsed, io) {
         positionals(parsed, []);
         const slug = option(parsed, "tenant");
+        const password = await readPassword(io, { stdin: parsed.flags.has("password-stdin"), argv: option(parsed, "password") });
         const request = {
           email: requiredOption(parsed, "email"),
-          password: requiredOption(parsed, "password"),
+          password,
           role: requiredOption(parsed, "role"),
           name: option(parsed, "name"),
+          mustChangePassword: parsed.flags.has("must-change-password"),
         };
         const created = await withAdmin(io, async (ctx) => {
           const tenant = slug ? await requireTenant(ctx.sql, slug) : undefined;
@@ -45,6 +67,94 @@ registerCommand({
             io.stderr.write("note: an operator without tenants sees nothing; add --tenant <slug>\n");
         }
         return EXIT.completed;
+      },
+    },
+    {
+      name: "list",
+      args: "",
+      summary: "List operators (never their password hashes)",
+      options: [JSON_FLAG],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const operators = await withDatabase(io, (sql) => listOperators(sql));
+        if (parsed.flags.has("json")) printJson(io, operators);
+        else
+          printTable(
+            io,
+            ["EMAIL", "ROLE", "STATE", "TENANTS", "CREATED"],
+            operators.map((o) => [
+              o.email,
+              o.role,
+              o.disabled_at ? "disabled" : o.must_change_password ? "must change password" : "active",
+              o.role === "admin" ? "all" : o.tenant_slugs.join(",") || "-",
+              isoOrDash(o.created_at),
+            ]),
+          );
+        return EXIT.completed;
+      },
+    },
+    {
+      name: "disable",
+      args: "",
+      summary: "Disable an operator: its sessions end at once; --revoke-keys also revokes the API keys it created",
+      options: [EMAIL, { name: "revoke-keys", description: "Also revoke every active API key this operator created" }, JSON_FLAG],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const email = requiredOption(parsed, "email");
+        const result = await withAdmin(io, async (ctx) =>
+          setOperatorDisabled(ctx, {
+            operatorId: await operatorId(ctx.sql, email),
+            disabled: true,
+            revokeKeys: parsed.flags.has("revoke-keys"),
+          }),
+        );
+        const keys = result.revokedKeys > 0 ? `; revoked ${result.revokedKeys} key(s)` : "";
+        return done(io, parsed.flags.has("json"), { email, disabled: true, ...result }, `Disabled ${email}${keys}`);
+      },
+    },
+    {
+      name: "enable",
+      args: "",
+      summary: "Enable a disabled operator (its old sessions stay ended)",
+      options: [EMAIL, JSON_FLAG],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const email = requiredOption(parsed, "email");
+        await withAdmin(io, async (ctx) =>
+          setOperatorDisabled(ctx, { operatorId: await operatorId(ctx.sql, email), disabled: false }),
+        );
+        return done(io, parsed.flags.has("json"), { email, disabled: false }, `Enabled ${email}`);
+      },
+    },
+    {
+      name: "reset-password",
+      args: "",
+      summary: "Set a random temporary password (printed once) that must be changed at the next sign-in; ends every session",
+      options: [EMAIL, JSON_FLAG],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const email = requiredOption(parsed, "email");
+        const reset = await withAdmin(io, async (ctx) =>
+          resetOperatorPassword(ctx, { operatorId: await operatorId(ctx.sql, email) }),
+        );
+        return done(
+          io,
+          parsed.flags.has("json"),
+          reset,
+          `Temporary password for ${reset.email} (pass it on privately; it must be changed at sign-in):\n${reset.temporaryPassword}`,
+        );
+      },
+    },
+    {
+      name: "sign-out-everywhere",
+      args: "",
+      summary: "End every console session of an operator at once",
+      options: [EMAIL, JSON_FLAG],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const email = requiredOption(parsed, "email");
+        await withAdmin(io, async (ctx) => signOutEverywhere(ctx, { operatorId: await operatorId(ctx.sql, email) }));
+        return done(io, parsed.flags.has("json"), { email, sessionsEnded: true }, `Ended every session of ${email}`);
       },
     },
   ],

@@ -1,7 +1,7 @@
 import { listTenants } from "../../../db/queries/tenants";
-import { createTenant } from "../../../lib/admin";
+import { createTenant, setTenantDisabled } from "../../../lib/admin";
 import { option, positionals } from "../../args";
-import { withAdmin, withDatabase } from "../../db";
+import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
 import { registerCommand } from "../registry";
@@ -10,7 +10,7 @@ const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSO
 
 registerCommand({
   name: "tenants",
-  summary: "Create and list tenants",
+  summary: "Create, list, disable and enable tenants",
   verbs: [
     {
       name: "create",
@@ -44,5 +44,23 @@ registerCommand({
         return EXIT.completed;
       },
     },
+    ...(["disable", "enable"] as const).map((verb) => ({
+      name: verb,
+      args: "<slug>",
+      summary:
+        verb === "disable"
+          ? "Disable a tenant: its keys, tasks and tools answer like an unknown tenant's until enabled"
+          : "Enable a disabled tenant",
+      options: [JSON_FLAG],
+      async run(parsed: Parameters<typeof positionals>[0], io: Parameters<typeof withAdmin>[0]) {
+        const [slug] = positionals(parsed, ["slug"]) as [string];
+        const tenant = await withAdmin(io, async (ctx) =>
+          setTenantDisabled(ctx, { tenantId: (await requireTenant(ctx.sql, slug)).id, disabled: verb === "disable" }),
+        );
+        if (parsed.flags.has("json")) printJson(io, tenant);
+        else print(io.stdout, `${verb === "disable" ? "Disabled" : "Enabled"} tenant ${tenant.slug}`);
+        return EXIT.completed;
+      },
+    })),
   ],
 });

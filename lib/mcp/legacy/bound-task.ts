@@ -1,13 +1,13 @@
 import type { SqlHandle } from "../../../db/client";
 import type { Principal } from "../../auth";
-import { isTerminalTaskStatus, readTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
+import { isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import { taskFields } from "../task-shapes";
 
 /**
  * 2025-11-25 "Security Considerations": with an authorization context, receivers MUST bind tasks
- * to it and reject get/result/cancel of other contexts. Our context is the API key: a legacy task
- * handle is visible only to the tenant AND key that created it. Another key's, another tenant's,
+ * to it and reject get/result/cancel of other contexts. Our context is the API key, in both eras
+ * (lib/tasks/task-binding.ts): a task handle is visible only to the tenant AND key that created it. Another key's, another tenant's,
  * an expired or a purged ID all get this one error (same code, same message), so nothing reveals
  * that an ID exists.
  */
@@ -21,8 +21,7 @@ export function taskIdOf(params: Record<string, unknown>): string {
 
 /** The caller's task, or undefined for anything the caller must not see. */
 export async function readBoundTask(sql: SqlHandle, principal: Principal, taskId: string): Promise<TaskRecord | undefined> {
-  const record = await readTaskHandle(sql, { tenantId: principal.tenantId, taskId });
-  return record && record.createdByKeyId === principal.keyId ? record : undefined;
+  return readBoundTaskHandle(sql, { tenantId: principal.tenantId, keyId: principal.keyId, taskId });
 }
 
 export async function requireBoundTask(sql: SqlHandle, principal: Principal, taskId: string): Promise<TaskRecord> {

@@ -3,7 +3,7 @@ import { answerTaskByHandle } from "../../tasks";
 import { isRecord, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { isElicitResult } from "../modern/tools-call";
-import { requireScope } from "../scopes";
+import { ANSWER_SCOPE, requireScope } from "../scopes";
 import { readBoundTask } from "./bound-task";
 import { parseElicitationRequestId } from "./elicitation-ids";
 
@@ -31,12 +31,13 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
     deps.logger.debug("legacy: ignored a response to an unknown request id");
     return accepted;
   }
-  requireScope(call.principal, "tasks:write");
+  requireScope(call.principal, ANSWER_SCOPE);
   const response = toInputResponse(message);
   if (!response) return accepted;
   if (!(await readBoundTask(deps.sql, call.principal, target.taskId))) return accepted;
   const outcome = await answerTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
     taskId: target.taskId,
     responses: { [target.key]: response },
     actor: `key:${call.principal.keyId}`,
@@ -46,6 +47,9 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
     key: target.key,
     action: response.action,
     accepted: outcome.accepted.includes(target.key),
+    // An answer that fails the request's requestedSchema changes nothing: the question stays open
+    // (a response has no reply to carry the error; the next tasks/result stream asks again).
+    ...(outcome.invalid ? { invalid: outcome.invalid.message } : {}),
   });
   return accepted;
 }

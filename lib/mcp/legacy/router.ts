@@ -1,6 +1,6 @@
-import { isRecord, jsonResponse, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
+import { isRecord, jsonResponse, McpError, RPC, rpcError, rpcResult, validRequestId } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
+import { requireMethodScopes } from "../scopes";
 import { acceptClientResponse } from "./client-responses";
 import { initialize } from "./initialize";
 import { requestVersion } from "./protocol-version";
@@ -17,7 +17,7 @@ import { toolsList } from "./tools-list";
  * carries its version in the MCP-Protocol-Version header; task state lives in Postgres only, so
  * any instance answers any request — including the client's responses to our elicitations.
  *
- * One POST body is one JSON-RPC message (2025-06-18 dropped batching; older batches get -32600):
+ * One POST body is one JSON-RPC message, or for 2025-03-26 a batch of them (batch.ts):
  *  - a request → its response (JSON, or SSE for a blocking tasks/result);
  *  - a notification → 202, nothing to do (we keep no per-client state they could update);
  *  - a response → the answer to an elicitation/create we sent → provideInput, 202.
@@ -25,22 +25,20 @@ import { toolsList } from "./tools-list";
  */
 export async function handleLegacyMessage(deps: McpDeps, call: McpCall, message: unknown): Promise<Response> {
   if (!isRecord(message) || message.jsonrpc !== "2.0") {
-    const reason = Array.isArray(message) ? "JSON-RPC batches are not supported" : "Invalid JSON-RPC message";
-    return jsonResponse(rpcError(null, RPC.invalidRequest, reason), 400);
+    return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid JSON-RPC message"), 400);
   }
-  const id = message.id;
-  const hasValidId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+  const id = validRequestId(message.id);
   if (typeof message.method !== "string") {
-    if (hasValidId && ("result" in message || "error" in message)) return acceptClientResponse(deps, call, message);
-    return jsonResponse(rpcError(hasValidId ? id : null, RPC.invalidRequest, "Invalid JSON-RPC message"), 400);
+    if (id !== null && ("result" in message || "error" in message)) return acceptClientResponse(deps, call, message);
+    return jsonResponse(rpcError(id, RPC.invalidRequest, "Invalid JSON-RPC message"), 400);
   }
   if (message.params !== undefined && !isRecord(message.params)) {
-    return jsonResponse(rpcError(hasValidId ? id : null, RPC.invalidRequest, "params must be an object"), 400);
+    return jsonResponse(rpcError(id, RPC.invalidRequest, "params must be an object"), 400);
   }
-  if (id === undefined) return new Response(null, { status: 202 });
-  if (!hasValidId) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid JSON-RPC id"), 400);
+  if (message.id === undefined) return new Response(null, { status: 202 });
+  if (id === null) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid JSON-RPC id"), 400);
 
-  requireScope(call.principal, "mcp");
+  requireMethodScopes(call.principal, message.method);
   const params = (message.params ?? {}) as Record<string, unknown>;
   if (message.method === "initialize") return jsonResponse(rpcResult(id, initialize(params)));
   const version = requestVersion(call.request.headers);
@@ -53,7 +51,7 @@ function dispatch(deps: McpDeps, call: McpCall, method: string, params: Record<s
     case "ping":
       return {};
     case "tools/list":
-      return toolsList(deps, call);
+      return toolsList(deps, call, params);
     case "tools/call":
       return toolsCall(deps, call, params, version);
     // tasks/* are served whatever the version: a client holds a task ID only if it negotiated tasks.

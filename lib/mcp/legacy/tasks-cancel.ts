@@ -1,7 +1,6 @@
 import { cancelTaskByHandle, taskStatus } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
 import { isTerminalRecord, legacyTask, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
 
 /**
@@ -11,12 +10,12 @@ import { isTerminalRecord, legacyTask, requireBoundTask, taskIdOf, taskNotFound 
  * extension's idempotent ack. The answer is the Task itself, without related-task `_meta`.
  */
 export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
-  requireScope(call.principal, "tasks:write");
   const taskId = taskIdOf(params);
   const record = await requireBoundTask(deps.sql, call.principal, taskId);
   if (isTerminalRecord(record)) throw alreadyTerminal(taskStatus(record, "legacy"));
   const outcome = await cancelTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
     taskId,
     actor: `key:${call.principal.keyId}`,
   });

@@ -1,5 +1,4 @@
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
 import { legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
 
 /**
@@ -9,6 +8,5 @@ import { legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
  * Task-Related Messages").
  */
 export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
-  requireScope(call.principal, "tasks:read");
   return legacyTask(await requireBoundTask(deps.sql, call.principal, taskIdOf(params)));
 }

@@ -3,7 +3,6 @@ import type { Principal } from "../../auth";
 import { listKeyTasks, type TaskListPosition } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
 import { legacyTask } from "./bound-task";
 
 export const TASKS_PAGE_SIZE = 50;
@@ -14,7 +13,6 @@ export const TASKS_PAGE_SIZE = 50;
  * present exactly while more remain. No related-task `_meta` on the result (it SHOULD NOT).
  */
 export async function tasksList(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
-  requireScope(call.principal, "tasks:read");
   const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor, call.principal);
   const records = await listKeyTasks(deps.sql, {
     tenantId: call.principal.tenantId,
@@ -40,12 +38,12 @@ type CursorClaims = { v: 1; k: string; t: string; i: string };
  * cursor issued to another key, or anything malformed, is refused with -32602 (tasks.mdx "Protocol
  * Errors": invalid or nonexistent cursor).
  */
-function encodeCursor(position: TaskListPosition, principal: Principal): string {
+export function encodeCursor(position: TaskListPosition, principal: Principal): string {
   const claims: CursorClaims = { v: 1, k: principal.keyId, t: position.createdAt.toISOString(), i: position.id };
   return Buffer.from(JSON.stringify(claims)).toString("base64url");
 }
 
-function decodeCursor(cursor: unknown, principal: Principal): TaskListPosition {
+export function decodeCursor(cursor: unknown, principal: Principal): TaskListPosition {
   const invalid = () => new McpError(RPC.invalidParams, "Invalid cursor");
   if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > 400 || !/^[A-Za-z0-9_-]+$/.test(cursor))
     throw invalid();

@@ -1,10 +1,12 @@
 import { waitForTask } from "../../tasks";
-import { type JsonRpcId, jsonResponse } from "../json-rpc";
+import { type JsonRpcId, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
 import { isTerminalRecord, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
 import { streamTaskResult } from "./result-stream";
 import { terminalAnswer } from "./terminal-answer";
+
+/** A JSON-mode wait re-checks the credential this often, and once more before it answers. */
+export const JSON_WAIT_REAUTHORIZE_MS = 30_000;
 
 /**
  * tasks/result (2025-11-25 "Result Retrieval"): a terminal task is answered at once; a `working` or
@@ -14,6 +16,9 @@ import { terminalAnswer } from "./terminal-answer";
  * A client that accepts `text/event-stream` gets the wait as an SSE stream on which the task's
  * questions arrive as `elicitation/create` (see result-stream.ts). A JSON-only client just waits:
  * it cannot receive questions, so an `input_required` task then waits for an operator's answer.
+ * Like the SSE form, the wait re-checks the credential every JSON_WAIT_REAUTHORIZE_MS and before
+ * the answer goes out: a key revoked meanwhile gets an error, never the result (tasks.mdx
+ * "Security Considerations": the binding holds for the whole request).
  */
 export async function tasksResult(
   deps: McpDeps,
@@ -21,18 +26,25 @@ export async function tasksResult(
   id: JsonRpcId,
   params: Record<string, unknown>,
 ): Promise<Response> {
-  requireScope(call.principal, "tasks:read");
   const taskId = taskIdOf(params);
   const record = await requireBoundTask(deps.sql, call.principal, taskId);
   if (isTerminalRecord(record)) return jsonResponse(terminalAnswer(id, record));
   if (acceptsEventStream(call.request.headers)) return streamTaskResult(deps, call, id, record);
 
-  const final = await waitForTask(deps.sql, {
-    tenantId: call.principal.tenantId,
-    taskId,
-    done: (r) => r.handleExpired || isTerminalRecord(r),
-    signal: call.signal,
-  });
+  let final = record as typeof record | undefined;
+  for (;;) {
+    final = await waitForTask(deps.sql, {
+      tenantId: call.principal.tenantId,
+      taskId,
+      done: (r) => r.handleExpired || isTerminalRecord(r),
+      deadline: Date.now() + JSON_WAIT_REAUTHORIZE_MS,
+      signal: call.signal,
+    });
+    if (!(await deps.reauthorize())) {
+      return jsonResponse(rpcError(id, RPC.invalidRequest, "The API key is no longer valid"));
+    }
+    if (!final || final.handleExpired || isTerminalRecord(final) || call.signal.aborted) break;
+  }
   // Expired or purged while we waited: from now on it answers like an unknown ID.
   if (!final || final.handleExpired) throw taskNotFound();
   // Not terminal only when the client went away; nobody reads this answer.

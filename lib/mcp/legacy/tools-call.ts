@@ -1,7 +1,7 @@
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
-import { readArguments, resolveTool, runToCompletion, startTask } from "../tool-invocation";
+import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
+import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
 import { legacyTask } from "./bound-task";
 import { versionHasTasks } from "./protocol-version";
 
@@ -36,20 +36,21 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
     throw new McpError(RPC.methodNotFound, `Tool ${route.tool_name} does not support task augmentation`);
   }
   const args = readArguments(params);
-  if (!asTask) return runToCompletion(deps, call, route, args);
+  if (!asTask) return runToCompletion(deps, call, route, args, undefined, readIdempotencyKey(params));
 
-  requireScope(call.principal, "tasks:write");
+  requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "legacy",
     requestedTtlMs: readTtl(task),
     progressToken: readProgressToken(params),
+    idempotencyKey: readIdempotencyKey(params),
   });
-  // Arguments that fail the tool's schema: no task was accepted, so there is no CreateTaskResult to
-  // give, and a CallToolResult is not a valid answer to a task-augmented request; -32602 it is.
-  if (started.kind === "invalid") {
-    const text = started.result.content[0];
-    throw new McpError(RPC.invalidParams, text?.type === "text" ? text.text : "Invalid arguments");
-  }
+  // Arguments that fail the tool's schema are a tool execution error the model can correct
+  // (2025-11-25 server/tools.mdx "Error Handling" lists input validation under Tool Execution
+  // Errors, `isError: true`), not -32602. No task was accepted, so the answer is that CallToolResult
+  // itself — the SDK v1 client's callToolStream takes a direct result for a task request — exactly
+  // what the modern leg answers.
+  if (started.kind === "invalid") return started.result;
   deps.logger.info("legacy task created", { taskId: started.task.id, tool: route.tool_name, keyId: call.principal.keyId });
   // CreateTaskResult is nested ({task}) in 2025-11-25, and is sent once the run is committed.
   return {

@@ -1,5 +1,5 @@
 import { isRecord, McpError, RPC } from "../json-rpc";
-import { META, MODERN_PROTOCOL_VERSIONS, TASKS_EXTENSION } from "../server-info";
+import { LEGACY_PROTOCOL_VERSIONS, META, MODERN_PROTOCOL_VERSIONS, TASKS_EXTENSION } from "../server-info";
 
 export type ModernEnvelope = {
   protocolVersion: string;
@@ -28,10 +28,12 @@ export function readModernEnvelope(method: string, params: Record<string, unknow
     throw new McpError(RPC.invalidParams, `Missing _meta["${META.protocolVersion}"]`, undefined, 400);
   }
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+    // basic/versioning.mdx: the error lists "the versions it does support" — this server also
+    // serves the legacy ones (through initialize), as the spec's dual-era example shows.
     throw new McpError(
       RPC.unsupportedVersion,
       "Unsupported protocol version",
-      { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      { supported: [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS], requested: version },
       400,
     );
   }
@@ -68,10 +70,10 @@ function decodeHeaderValue(raw: string): string {
 }
 
 export function missingTasksCapability(): McpError {
-  return new McpError(
-    RPC.missingCapability,
-    "Missing required client capability",
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-    400,
-  );
+  return missingCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+}
+
+/** -32021 whose `data.requiredCapabilities` lists exactly the missing capabilities (basic/index.mdx). */
+export function missingCapabilities(requiredCapabilities: Record<string, unknown>): McpError {
+  return new McpError(RPC.missingCapability, "Missing required client capability", { requiredCapabilities }, 400);
 }

@@ -1,5 +1,6 @@
 import { errorResponse, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { requireMethodScopes } from "../scopes";
 import { META, SERVER_INFO } from "../server-info";
 import { discover } from "./discover";
 import { readModernEnvelope } from "./envelope";
@@ -32,6 +33,8 @@ export async function handleModernRequest(deps: McpDeps, call: McpCall, message:
   }
   const params = message.params ?? {};
   const envelope = readModernEnvelope(message.method, params, call.request.headers);
+  // The scope table (scopes.ts) is the legacy leg's too: a key without `mcp` runs nothing here either.
+  requireMethodScopes(call.principal, message.method);
   if (message.method === "subscriptions/listen") return subscriptionsListen(deps, call, message.id, params, envelope);
   const result = await dispatch(deps, call, message.method, params, envelope);
   const meta = { ...((result as { _meta?: object })._meta ?? {}), [META.serverInfo]: SERVER_INFO };
@@ -49,7 +52,7 @@ function dispatch(
     case "server/discover":
       return discover();
     case "tools/list":
-      return toolsList(deps, call);
+      return toolsList(deps, call, params);
     case "tools/call":
       return toolsCall(deps, call, params, envelope);
     case "tasks/get":

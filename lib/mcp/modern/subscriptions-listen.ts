@@ -1,21 +1,28 @@
-import { getTaskFeed, isTerminalTaskStatus, readTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
-import { isRecord, type JsonRpcId, McpError, RPC, rpcResult } from "../json-rpc";
+import { getTaskFeed, isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
+import { isRecord, type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
-import { META } from "../server-info";
+import { hasScope, requireScope, TASK_READ_SCOPE } from "../scopes";
+import { META, SERVER_INFO } from "../server-info";
 import { detailedTask } from "../task-shapes";
 import { type ModernEnvelope, missingTasksCapability } from "./envelope";
+import { acquireListenSlot } from "./listen-slots";
 
 /** At most this many task IDs per subscription; more is -32602. */
 export const MAX_TASK_IDS_PER_SUBSCRIPTION = 100;
+/** A stream ends (gracefully, with the listen result) after this long; the client listens again. */
+export const MAX_LISTEN_STREAM_MS = 60 * 60_000;
 const FALLBACK_POLL_MS = 2_000;
 const KEEPALIVE_MS = 15_000;
 
 /**
  * subscriptions/listen with `taskIds` (ext-tasks "Status Notifications"): an SSE stream that acks
- * the honoured IDs, sends each task's DetailedTask at once, then only changes, and detaches a task
- * after its terminal snapshot; when none are left the stream ends with the listen result. Every
- * snapshot re-authorizes the caller, and a store error sends nothing (no invented transitions).
+ * the honoured subset (subscriptions.mdx: the ack "reflects the subset the server agreed to
+ * honor"), sends each task's DetailedTask at once, then only changes, and detaches a task after its
+ * terminal snapshot; when none are left, or the stream reaches its maximum lifetime, it ends with
+ * the listen result (carrying serverInfo, basic/index.mdx). Reads of one task never overlap, so no
+ * snapshot follows a terminal one. The credential (and its `tasks:read` scope) is re-checked once
+ * per round; a revoked or downgraded credential ends the stream with an error, not a graceful
+ * result. A store error sends nothing (no invented transitions).
  */
 export async function subscriptionsListen(
   deps: McpDeps,
@@ -34,36 +41,71 @@ export async function subscriptionsListen(
     if (requested.length > MAX_TASK_IDS_PER_SUBSCRIPTION) {
       throw new McpError(RPC.invalidParams, `At most ${MAX_TASK_IDS_PER_SUBSCRIPTION} taskIds per subscription`);
     }
-    requireScope(call.principal, "tasks:read");
+    requireScope(call.principal, TASK_READ_SCOPE);
   }
   const ids = [...new Set((requested as string[] | undefined) ?? [])];
-  const tenantId = call.principal.tenantId;
+  const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId };
   const initial = new Map<string, TaskRecord>();
   for (const taskId of ids) {
-    const record = await readTaskHandle(deps.sql, { tenantId, taskId });
+    const record = await readBoundTaskHandle(deps.sql, { ...binding, taskId });
     if (record) initial.set(taskId, record);
   }
+  const release = acquireListenSlot(call.principal.keyId);
   const meta = { [META.subscriptionId]: id };
-  const feed = await getTaskFeed(deps.sql);
+  const feed = await getTaskFeed(deps.sql).catch((error) => {
+    release();
+    throw error;
+  });
   const encoder = new TextEncoder();
-  const cleanups: (() => void)[] = [];
+  const cleanups: (() => void)[] = [release];
+  let closed = false;
+  const cleanup = () => {
+    closed = true;
+    for (const run of cleanups.splice(0)) run();
+  };
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      let closed = false;
       const lastSent = new Map<string, string>();
       const active = new Set(initial.keys());
-      const send = (message: unknown) =>
-        controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
-      const finish = () => {
+      const send = (message: unknown) => {
+        if (!closed) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      };
+      const end = (final: unknown) => {
         if (closed) return;
-        closed = true;
-        for (const cleanup of cleanups) cleanup();
-        send(rpcResult(id, { resultType: "complete", _meta: meta }));
+        send(final);
+        cleanup();
         controller.close();
       };
+      const finish = () => end(rpcResult(id, { resultType: "complete", _meta: { ...meta, [META.serverInfo]: SERVER_INFO } }));
+      const refuse = (message: string) => end(rpcError(id, RPC.invalidRequest, message));
+
+      // One credential check per round, shared by every task the round refreshes.
+      let authorizedAt = Date.now();
+      let pendingCheck: Promise<boolean> | undefined;
+      const stillAuthorized = (): Promise<boolean> => {
+        if (Date.now() - authorizedAt < FALLBACK_POLL_MS) return Promise.resolve(true);
+        pendingCheck ??= (async () => {
+          const principal = await deps.reauthorize();
+          if (!principal) {
+            refuse("The credential is no longer valid");
+            return false;
+          }
+          if (!hasScope(principal, TASK_READ_SCOPE)) {
+            refuse('The credential no longer holds the "tasks:read" scope');
+            return false;
+          }
+          authorizedAt = Date.now();
+          return true;
+        })().finally(() => {
+          pendingCheck = undefined;
+        });
+        return pendingCheck;
+      };
+
       const publish = (record: TaskRecord) => {
-        const snapshot = detailedTask(record);
+        if (!active.has(record.id)) return;
+        const snapshot = detailedTask(record, envelope);
         const json = JSON.stringify(snapshot);
         if (lastSent.get(record.id) !== json) {
           lastSent.set(record.id, json);
@@ -71,26 +113,43 @@ export async function subscriptionsListen(
         }
         if (isTerminalTaskStatus(taskStatus(record, "modern"))) active.delete(record.id);
       };
+      const readRound = async (taskId: string) => {
+        if (!(await stillAuthorized())) return;
+        const record = await readBoundTaskHandle(deps.sql, { ...binding, taskId });
+        if (closed || !active.has(taskId)) return;
+        if (!record)
+          active.delete(taskId); // expired handle: stop following it, never invent a status
+        else publish(record);
+      };
+      // Per task, rounds never overlap (a wake-up during a round runs one more), so snapshots go
+      // out in store order and nothing can follow the terminal one.
+      const rounds = new Map<string, { running: boolean; again: boolean }>();
       const refresh = async (taskId: string) => {
         if (closed || !active.has(taskId)) return;
-        try {
-          if (!(await deps.reauthorize())) return finish();
-          const record = await readTaskHandle(deps.sql, { tenantId, taskId });
-          if (closed) return;
-          if (!record)
-            active.delete(taskId); // expired handle: stop following it, never invent a status
-          else publish(record);
-        } catch (error) {
-          deps.logger.warn("listen snapshot skipped: store unavailable", { taskId, error: (error as Error).message });
+        const state = rounds.get(taskId) ?? { running: false, again: false };
+        rounds.set(taskId, state);
+        if (state.running) {
+          state.again = true;
           return;
         }
-        if (active.size === 0) finish();
+        state.running = true;
+        try {
+          do {
+            state.again = false;
+            if (!closed && active.has(taskId)) await readRound(taskId);
+          } while (state.again);
+        } catch (error) {
+          deps.logger.warn("listen snapshot skipped: store unavailable", { taskId, error: (error as Error).message });
+        } finally {
+          state.running = false;
+        }
+        if (!closed && active.size === 0) finish();
       };
 
       send({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
-        params: { notifications: { taskIds: [...initial.keys()] }, _meta: meta },
+        params: { notifications: requested === undefined ? {} : { taskIds: [...initial.keys()] }, _meta: meta },
       });
       for (const record of initial.values()) publish(record);
       if (active.size === 0) return finish();
@@ -98,19 +157,18 @@ export async function subscriptionsListen(
       const poll = setInterval(() => {
         for (const taskId of active) void refresh(taskId);
       }, FALLBACK_POLL_MS);
-      const keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
+      const keepalive = setInterval(() => {
+        if (!closed) controller.enqueue(encoder.encode(": keepalive\n\n"));
+      }, KEEPALIVE_MS);
+      const lifetime = setTimeout(finish, MAX_LISTEN_STREAM_MS);
       cleanups.push(
         () => clearInterval(poll),
         () => clearInterval(keepalive),
+        () => clearTimeout(lifetime),
       );
-      call.signal.addEventListener("abort", () => {
-        closed = true;
-        for (const cleanup of cleanups) cleanup();
-      });
+      call.signal.addEventListener("abort", cleanup, { once: true });
     },
-    cancel() {
-      for (const cleanup of cleanups) cleanup();
-    },
+    cancel: cleanup,
   });
   return new Response(stream, {
     status: 200,

@@ -1,8 +1,7 @@
 import type { InputResponse } from "@runifold/sdk";
-import { answerTaskByHandle, cancelTaskByHandle, readTaskHandle } from "../../tasks";
+import { answerTaskByHandle, cancelTaskByHandle, readBoundTaskHandle } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { requireScope } from "../scopes";
 import { detailedTask } from "../task-shapes";
 import { type ModernEnvelope, missingTasksCapability } from "./envelope";
 import { isElicitResult } from "./tools-call";
@@ -19,40 +18,47 @@ function taskIdOf(params: Record<string, unknown>): string {
 /** tasks/get: an idempotent read carrying result, error or outstanding inputRequests inline. */
 export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
   if (!envelope.declaresTasks) throw missingTasksCapability();
-  requireScope(call.principal, "tasks:read");
-  const record = await readTaskHandle(deps.sql, { tenantId: call.principal.tenantId, taskId: taskIdOf(params) });
+  const record = await readBoundTaskHandle(deps.sql, {
+    tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
+    taskId: taskIdOf(params),
+  });
   if (!record) throw taskNotFound();
-  return { resultType: "complete", ...detailedTask(record) };
+  return { resultType: "complete", ...detailedTask(record, envelope) };
 }
 
 /**
  * tasks/update: keyed inputResponses through the one provideInput operation. Unknown, answered or
  * malformed entries are ignored (ext-tasks: servers SHOULD ignore them); the ack is empty and the
  * accepted answers are committed before it is sent, so the next tasks/get already reflects them.
+ * An answer whose content fails its request's requestedSchema (client/elicitation.mdx: servers
+ * SHOULD validate) is refused with -32602 naming the key and field, and nothing is written — the
+ * caller learns why, rather than an ack that silently leaves the task waiting.
  */
 export async function tasksUpdate(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
   if (!envelope.declaresTasks) throw missingTasksCapability();
-  requireScope(call.principal, "tasks:write");
   const taskId = taskIdOf(params);
   const raw = isRecord(params.inputResponses) ? params.inputResponses : {};
   const responses: Record<string, InputResponse> = {};
   for (const [key, value] of Object.entries(raw)) if (isElicitResult(value)) responses[key] = value;
   const outcome = await answerTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
     taskId,
     responses,
     actor: `key:${call.principal.keyId}`,
   });
   if (!outcome.found) throw taskNotFound();
+  if (outcome.invalid) throw new McpError(RPC.invalidParams, outcome.invalid.message, { key: outcome.invalid.key });
   return { resultType: "complete" };
 }
 
 /** tasks/cancel: a cooperative ack; idempotent on terminal tasks (the extension's rule, unlike 2025-11-25). */
 export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
   if (!envelope.declaresTasks) throw missingTasksCapability();
-  requireScope(call.principal, "tasks:write");
   const outcome = await cancelTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
     taskId: taskIdOf(params),
     actor: `key:${call.principal.keyId}`,
   });

@@ -1,30 +1,37 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
-import { validateArguments } from "../../tasks";
-import { isRecord, McpError, RPC } from "../json-rpc";
+import type { RouteRow } from "../../../db/queries/routes";
+import { validateArguments, validateInputResponse } from "../../tasks";
+import { missingInputCapabilities } from "../input-capabilities";
+import { isRecord } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { issueRequestState, redeemRequestState } from "../request-state";
-import { requireScope } from "../scopes";
+import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
 import { TASKS_EXTENSION } from "../server-info";
 import { taskFields } from "../task-shapes";
 import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
-import { type ModernEnvelope, missingTasksCapability } from "./envelope";
+import { type ModernEnvelope, missingCapabilities } from "./envelope";
+import { routeInputMethods } from "./route-input-needs";
 
 /**
  * tools/call on the 2026-07-28 wire. The server decides (ext-tasks "Task Creation"): a route with
  * task support `forbidden` always answers synchronously; `optional` becomes a task only when this
  * request declared the extension; `required` without it is -32021. A legacy `params.task` is
  * ignored. Workflows with preflight inputs first go through MRTR rounds (SEP-2322).
+ *
+ * Capability gating (basic/index.mdx "MUST NOT rely on capabilities the client has not declared"):
+ * a call whose workflow may ask its caller for input this request cannot answer is refused with
+ * -32021 before anything runs, and `requiredCapabilities` lists only what is actually missing.
  */
 export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
   const route = await resolveTool(deps, call.principal, params.name);
   const args = readArguments(params);
-  if (route.task_support === "required" && !envelope.declaresTasks) throw missingTasksCapability();
+  await refuseMissingCapabilities(deps, route, envelope);
 
   // Arguments are checked before any preflight round: nobody is asked to approve a call that cannot run.
   const checked = validateArguments(route.tool_name, route.input_schema, args);
   if (!checked.ok) return { resultType: "complete", content: [{ type: "text", text: checked.message }], isError: true };
   const preflight = (route.preflight ?? undefined) as Record<string, InputRequest> | undefined;
-  const answeredInputs = await collectPreflight(deps, call, params, envelope, route.tool_name, args, preflight);
+  const answeredInputs = await collectPreflight(deps, call, params, route.tool_name, args, preflight);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
   const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
@@ -33,7 +40,7 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
     const result = await runToCompletion(deps, call, route, args, answeredInputs.answers, idempotencyKey);
     return { resultType: "complete", ...result };
   }
-  requireScope(call.principal, "tasks:write");
+  requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "modern",
     answeredInputs: answeredInputs.answers,
@@ -44,48 +51,60 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   return { resultType: "task", ...taskFields(started.task, "modern") };
 }
 
+async function refuseMissingCapabilities(deps: McpDeps, route: RouteRow, envelope: ModernEnvelope): Promise<void> {
+  const required: Record<string, unknown> = {};
+  if (route.task_support === "required" && !envelope.declaresTasks) required.extensions = { [TASKS_EXTENSION]: {} };
+  // The store is asked only when the request lacks elicitation (the one input method workflows use).
+  if (!envelope.declaresElicitation) {
+    Object.assign(required, missingInputCapabilities(envelope.clientCapabilities, await routeInputMethods(deps, route)));
+  }
+  if (Object.keys(required).length > 0) throw missingCapabilities(required);
+}
+
 type Preflight =
   | { inputRequired: { resultType: "input_required"; inputRequests: Record<string, InputRequest>; requestState: string } }
   | { answers?: Record<string, { request: unknown; response: unknown }> };
 
+/**
+ * MRTR rounds for the preflight requests. Answers accepted in earlier rounds come back inside the
+ * HMAC'd requestState (request-state.ts), so each retry only has to answer what it was just asked
+ * (mrtr.mdx); an answer that fails its request's requestedSchema is not accepted and the key is
+ * asked again. The run starts once every key is answered and the last state is redeemed.
+ */
 async function collectPreflight(
   deps: McpDeps,
   call: McpCall,
   params: Record<string, unknown>,
-  envelope: ModernEnvelope,
   tool: string,
   args: Record<string, unknown>,
   preflight: Record<string, InputRequest> | undefined,
 ): Promise<Preflight> {
   if (!preflight || Object.keys(preflight).length === 0) return {};
-  const responses = isRecord(params.inputResponses) ? params.inputResponses : {};
-  const answers: Record<string, { request: unknown; response: unknown }> = {};
-  for (const [key, request] of Object.entries(preflight)) {
-    const response = responses[key];
-    if (isElicitResult(response)) answers[key] = { request, response };
-  }
   const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool, args };
-  if (Object.keys(answers).length === Object.keys(preflight).length) {
-    await redeemRequestState(deps.sql, params.requestState, binding);
-    return { answers };
+  // A presented state is redeemed (single use) in every round, so its carried answers can be trusted.
+  const carried =
+    params.requestState === undefined ? {} : ((await redeemRequestState(deps.sql, params.requestState, binding)).a ?? {});
+  const responses = isRecord(params.inputResponses) ? params.inputResponses : {};
+  const accepted: Record<string, InputResponse> = {};
+  for (const [key, request] of Object.entries(preflight)) {
+    const response = responses[key] ?? carried[key];
+    if (isElicitResult(response) && validateInputResponse(key, request, response).ok) accepted[key] = response;
   }
-  // MRTR may only ask for what this request declared it can answer.
-  if (!envelope.declaresElicitation) {
-    throw new McpError(
-      RPC.missingCapability,
-      "Missing required client capability",
-      {
-        requiredCapabilities: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
-      },
-      400,
-    );
+  if (Object.keys(accepted).length === Object.keys(preflight).length) {
+    // Every key answered without any state (a first request that guessed the questions): refused as before.
+    if (params.requestState === undefined) await redeemRequestState(deps.sql, undefined, binding);
+    return {
+      answers: Object.fromEntries(
+        Object.entries(accepted).map(([key, response]) => [key, { request: preflight[key], response }]),
+      ),
+    };
   }
-  const outstanding = Object.fromEntries(Object.entries(preflight).filter(([key]) => !(key in answers)));
+  const outstanding = Object.fromEntries(Object.entries(preflight).filter(([key]) => !(key in accepted)));
   return {
     inputRequired: {
       resultType: "input_required",
       inputRequests: outstanding,
-      requestState: await issueRequestState(deps.sql, binding),
+      requestState: await issueRequestState(deps.sql, binding, accepted),
     },
   };
 }

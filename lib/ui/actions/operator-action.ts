@@ -14,6 +14,8 @@ export type OperatorActionOptions = {
    * "not found", exactly as for a tenant that does not exist.
    */
   tenantScoped?: boolean;
+  /** Callable while an admin's reset asks for a new password (the password change itself). */
+  duringPasswordChange?: boolean;
 };
 
 /**
@@ -32,6 +34,7 @@ export function operatorAction<S extends z.ZodType, R>(
       role: options.role,
       mutating: true,
       tenantId: options.tenantScoped ? tenantIdOf(input) : undefined,
+      duringPasswordChange: options.duringPasswordChange,
     });
     const parsed = parseInput(schema, input);
     return body({ sql: ctx.sql, actor: { kind: "operator", id: operator.id, email: operator.email }, operator }, parsed);

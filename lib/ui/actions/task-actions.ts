@@ -18,7 +18,7 @@ async function cancelTask(
 ): Promise<{ outcome: "cancelled" | "already_terminal" }> {
   const result = await cancelTaskInScope(sql, { taskId, scope: operator.tenantIds, actor: actorLabel(actor) });
   if (result.outcome === "not_found") throw new AppError("not_found");
-  audit(actor, "task.cancel", { tenantId: result.tenantId, taskId, outcome: result.outcome });
+  await audit({ sql, actor }, "task.cancel", { tenantId: result.tenantId, taskId, outcome: result.outcome });
   return { outcome: result.outcome };
 }
 
@@ -56,6 +56,6 @@ async function answerInput(
   const tenantId = pending.tenant_id;
   const result = await answerPendingInput(sql, { taskId, tenantId, key, response, actor: actorLabel(actor) });
   if (!result.answered) throw new AppError("not_found", NOT_WAITING);
-  audit(actor, "task.answer", { tenantId, taskId, key, action });
+  await audit({ sql, actor }, "task.answer", { tenantId, taskId, key, action });
   return { ok: true, resumed: result.resumed };
 }

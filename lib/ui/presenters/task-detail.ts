@@ -1,5 +1,5 @@
 import "server-only";
-import type { InputRequest, RunStatus, WaitDetail } from "@runifold/sdk";
+import type { FailureCause, InputRequest, RunStatus, WaitDetail } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
 import { findTaskDetail, findTombstoneInTenants, listTaskEvents, type RunEventRow } from "../../tasks";
@@ -30,6 +30,11 @@ export type TaskDetail = {
   handleExpired: boolean;
   ttlMs: number | null;
   terminal: { result?: unknown; error?: { code: number; message: string; data?: unknown }; reason?: string } | null;
+  /**
+   * Why the run failed, as the engine stored it (code, message, step, attempt): for operators of the
+   * run's tenant only — the client's error never carries the message (packages/sdk/src/failure-cause.ts).
+   */
+  failureCause: FailureCause | null;
   pendingInputs: Record<string, InputRequest> | null;
   createdAt: string;
   updatedAt: string;
@@ -56,6 +61,10 @@ export function summarizeEvent(type: string, payload: unknown): string {
       return `cancelled${text("reason") ? `: ${text("reason")}` : ""}${text("actor") ? ` (${text("actor")})` : ""}`;
     case "failed":
       return `failed: ${((p.error ?? {}) as { message?: string }).message ?? "error"}`;
+    case "log":
+      return `log: ${text("message") ?? ""}`;
+    case "step_failed":
+      return `step \`${text("key")}\` failed (execution ${text("failures")}), retrying in ${text("retryInMs")} ms`;
     default: {
       const details = Object.entries(p)
         .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
@@ -104,6 +113,7 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
     handleExpired: row.handle_expired,
     ttlMs: row.ttl_ms,
     terminal: row.terminal,
+    failureCause: row.failure ?? null,
     pendingInputs: row.pending_inputs,
     createdAt: iso(row.created_at) as string,
     updatedAt: iso(row.updated_at) as string,

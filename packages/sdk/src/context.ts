@@ -1,172 +1,90 @@
-import type { SqlHandle } from "../../../db/client";
-import { coerceError, LeaseLost, NonRetryableError, RunSuspended, StoreUnavailable } from "./errors";
-import { checkpointStep } from "./ops/checkpoint-step";
-import type { RunState } from "./ops/load-run-state";
+import { Attempt, type AttemptDeps } from "./context/attempt";
+import { runStep } from "./context/step";
+import { requestInputs, signalWaiter, sleep } from "./context/waits";
+import { WorkflowMisuse } from "./errors";
+import { encodeJson } from "./json-value";
+import { appendLog } from "./ops/append-log";
 import { reportProgress } from "./ops/report-progress";
-import { suspendForInput } from "./ops/suspend-for-input";
-import { suspendForSignal } from "./ops/suspend-for-signal";
-import { suspendForTimer } from "./ops/suspend-for-timer";
-import type { Lease } from "./ops/types";
-import type { InputRequest, InputResponse, SignalResult, StepOptions, WorkflowContext } from "./workflow";
+import type { Progress, WorkflowContext } from "./workflow";
 
-export type ReplayContextDeps = {
-  sql: SqlHandle;
-  lease: Lease;
-  tenantId: string;
-  state: RunState;
-  signal: AbortSignal;
-  /** The database's clock, estimated locally: timers compare against it, not the worker's clock. */
-  now: () => number;
-  /** Called when the current step starts/ends, so the executor knows what failed. */
-  onStep?: (key: string | undefined) => void;
-};
+export type { AttemptDeps } from "./context/attempt";
+export { Attempt } from "./context/attempt";
 
 /**
- * The `ctx` a workflow receives. On replay, memoized steps return their recorded output without
- * running; every durable wait either returns what was recorded or parks the run and throws
- * `RunSuspended`, which ends this attempt. Keys are unique per run: reusing one is a bug in the
- * workflow and fails it.
+ * The `ctx` a workflow receives for one attempt. On replay, memoized operations return their
+ * recorded values without running; every durable wait either returns what was recorded or parks
+ * the run and throws `RunSuspended`, which ends this attempt.
+ *
+ * Dangling work is contained (docs/authoring.md, "Control flow"): once the attempt is over — the
+ * run parked, finished, was lost or cancelled — every ctx call rejects with `AttemptEnded` at once
+ * and runs nothing, and no promise ctx hands out can become an unhandled rejection by itself.
+ * `progress` and `log` are best effort: they never reject for lease or store reasons.
  */
-export function createReplayContext(deps: ReplayContextDeps): WorkflowContext {
-  const { sql, lease, state } = deps;
-  const usedKeys = new Set<string>();
-  const signalWaits = new Map<string, number>();
+export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; attempt: Attempt } {
+  const attempt = new Attempt(deps);
+  const waitForSignal = signalWaiter(attempt);
 
-  const claimKey = (key: string) => {
-    if (!key || key.length > 200) throw new NonRetryableError("step keys must be 1-200 characters");
-    if (usedKeys.has(key)) throw new NonRetryableError(`step key "${key}" used twice in one run`);
-    usedKeys.add(key);
-  };
-  const ensureHeld = (held: boolean) => {
-    if (!held) throw new LeaseLost("lease lost");
-  };
-
-  async function step<T>(key: string, fn: (s: { signal: AbortSignal }) => Promise<T> | T, options?: StepOptions): Promise<T> {
-    claimKey(key);
-    if (state.steps.has(key)) return state.steps.get(key) as T;
-    const retries = options?.retries ?? 2;
-    let backoff = options?.backoffMs ?? 100;
-    deps.onStep?.(key);
-    let output = undefined as T;
-    for (let attempt = 0; ; attempt++) {
-      if (deps.signal.aborted) throw new LeaseLost("run cancelled or lease lost");
-      try {
-        output = await fn({ signal: deps.signal });
-        break;
-      } catch (error) {
-        if (error instanceof NonRetryableError || attempt >= retries || deps.signal.aborted) throw error;
-        await delay(backoff, deps.signal);
-        backoff *= 2;
-      }
-    }
-    ensureHeld(await store(() => checkpointStep(sql, lease, key, output)));
-    state.steps.set(key, output ?? null);
-    deps.onStep?.(undefined);
-    return (output ?? null) as T;
-  }
-
-  async function sleep(key: string, ms: number): Promise<void> {
-    claimKey(`sleep:${key}`);
-    const timer = state.steps.get(`sleep:${key}`) as { wakeAt: string } | undefined;
-    const wakeAt = timer ? new Date(timer.wakeAt) : new Date(deps.now() + Math.max(0, ms));
-    if (timer && wakeAt.getTime() <= deps.now()) return;
-    ensureHeld(await store(() => suspendForTimer(sql, lease, key, wakeAt)));
-    throw new RunSuspended(`sleeping until ${wakeAt.toISOString()}`);
-  }
-
-  async function waitForSignal<T>(name: string, options?: { timeoutMs?: number }): Promise<SignalResult<T>> {
-    const index = signalWaits.get(name) ?? 0;
-    signalWaits.set(name, index + 1);
-    const stepKey = `signal:${name}#${index}`;
-    claimKey(stepKey);
-    const recorded = state.steps.get(stepKey) as SignalResult<T> | undefined;
-    if (recorded) return recorded;
-    let deadline: Date | undefined;
-    if (options?.timeoutMs !== undefined) {
-      // The deadline itself is memoized so every replay waits for the same instant.
-      const at = await step(`deadline:${stepKey}`, () => deps.now() + Math.max(0, options.timeoutMs ?? 0));
-      deadline = new Date(at);
-    }
-    const outcome = await store(() => suspendForSignal(sql, lease, { stepKey, name, deadline }));
-    if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
-    if (outcome.kind === "suspended") throw new RunSuspended(`waiting for signal ${name}`);
-    const result: SignalResult<T> =
-      outcome.kind === "received" ? { received: true, payload: outcome.payload as T } : { received: false };
-    state.steps.set(stepKey, result);
-    return result;
-  }
-
-  async function requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, InputResponse>> {
-    const keys = Object.keys(requests);
-    if (keys.length === 0) return {};
-    for (const key of keys) claimKey(`input:${key}`);
-    if (keys.every((key) => state.answers.has(key))) {
-      return Object.fromEntries(keys.map((key) => [key, state.answers.get(key) as InputResponse]));
-    }
-    const outcome = await store(() => suspendForInput(sql, lease, requests));
-    if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
-    if (outcome.kind === "suspended") throw new RunSuspended(`waiting for input ${keys.join(", ")}`);
-    for (const [key, response] of Object.entries(outcome.responses)) state.answers.set(key, response);
-    return outcome.responses;
-  }
-
-  return {
-    runId: lease.runId,
+  const ctx: WorkflowContext = {
+    runId: deps.lease.runId,
     tenantId: deps.tenantId,
-    attempt: lease.attempt,
+    attempt: deps.lease.attempt,
     signal: deps.signal,
-    step,
-    sleep,
-    waitForSignal,
-    requestInputs,
-    async requestInput(key, request) {
-      const responses = await requestInputs({ [key]: request });
-      return responses[key] as InputResponse;
-    },
-    async progress(progress) {
-      ensureHeld(await store(() => reportProgress(sql, lease, progress)));
-    },
+    step: (key, fn, options) => contained(runStep(attempt, key, fn, options)),
+    sleep: (key, ms) => contained(sleep(attempt, key, ms)),
+    waitForSignal: (name, options) => contained(waitForSignal(name, options)),
+    requestInputs: (requests, timeout) => contained(requestInputs(attempt, requests, timeout)),
+    requestInput: (key, request, timeout) =>
+      contained(
+        requestInputs(attempt, { [key]: request }, timeout).then(
+          (responses) => responses[key] as NonNullable<(typeof responses)[string]>,
+        ),
+      ),
+    progress: (progress) => contained(reportBestEffort(attempt, progress)),
+    log: (message, data) => contained(logBestEffort(attempt, message, data)),
   };
+  return { ctx, attempt };
 }
 
 /**
- * Connection-level store errors end the attempt without touching the run; its lease expires and
- * it is retried. Any other database error (bad data, a bug) is not transient and fails the run.
+ * Marks the promise as handled (a caller that awaits it still gets its rejection): an un-awaited
+ * ctx call whose attempt ended must never become an unhandled rejection that takes the worker down.
  */
-async function store<T>(op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (error) {
-    if (isTransientStoreError(error)) throw new StoreUnavailable(coerceError(error).message);
-    throw error;
-  }
+function contained<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
-export function isTransientStoreError(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code !== "string") return true; // socket-level failures carry no SQLSTATE
-  // 08: connection exception, 57P: operator intervention (shutdown), 53: insufficient resources,
-  // 40001/40P01: serialization failure / deadlock. Node errors: ECONNREFUSED, ECONNRESET, ...
-  return (
-    /^(08|57P|53)/.test(code) ||
-    code === "40001" ||
-    code === "40P01" ||
-    code.startsWith("E") ||
-    code === "CONNECTION_CLOSED" ||
-    code === "CONNECTION_ENDED" ||
-    code === "CONNECTION_DESTROYED" ||
-    code === "CONNECT_TIMEOUT"
-  );
+async function reportBestEffort(attempt: Attempt, progress: Progress): Promise<void> {
+  const { deps } = attempt;
+  if (
+    typeof progress !== "object" ||
+    progress === null ||
+    typeof progress.progress !== "number" ||
+    !Number.isFinite(progress.progress)
+  )
+    throw new WorkflowMisuse("invalid_argument", "ctx.progress needs { progress: number, total?, message? }");
+  if (typeof progress.message === "string" && progress.message.length > deps.limits.progressMessageChars)
+    throw new WorkflowMisuse(
+      "payload_too_large",
+      `progress message is ${progress.message.length} characters, over the limit of ${deps.limits.progressMessageChars}`,
+    );
+  // A replay re-runs the code that reported this progress already: writing it again would make the
+  // stored progress go backwards (and cost a write and a NOTIFY each).
+  if (attempt.ended || attempt.suspended || deps.signal.aborted || deps.history.replaying) return;
+  const encoded = encodeJson(progress, "progress", deps.limits.progressMessageChars * 4 + 512);
+  await reportProgress(deps.sql, deps.lease, encoded.value as Progress).catch((error) => {
+    deps.logger.debug("progress not recorded", { runId: deps.lease.runId, error: String(error) });
+  });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
+async function logBestEffort(attempt: Attempt, message: string, data?: Record<string, unknown>): Promise<void> {
+  const { deps } = attempt;
+  if (typeof message !== "string") throw new WorkflowMisuse("invalid_argument", "ctx.log needs a message string");
+  const entry = encodeJson(data === undefined ? { message } : { message, data }, "ctx.log entry", deps.limits.logEntryBytes);
+  if (attempt.ended || attempt.suspended || deps.signal.aborted) return;
+  // Lines written by the work being replayed were written when that work first ran.
+  if (deps.history.replaying) return;
+  await appendLog(deps.sql, deps.lease, entry.text).catch((error) => {
+    deps.logger.debug("log line not recorded", { runId: deps.lease.runId, error: String(error) });
   });
 }

@@ -1,25 +1,49 @@
 import type { SqlHandle } from "../../../db/client";
-import { createReplayContext, isTransientStoreError } from "./context";
-import { coerceError, LeaseLost, RunSuspended, StoreUnavailable, WorkflowFailure } from "./errors";
+import { type Attempt, createReplayContext } from "./context";
+import { dbClockFrom } from "./db-clock";
+import {
+  AttemptEnded,
+  coerceError,
+  InvalidWorkflowInput,
+  LeaseExpiredLocally,
+  LeaseLost,
+  RunSuspended,
+  RunTimedOut,
+  StoreUnavailable,
+  UnhandledWorkflowError,
+  WorkflowFailure,
+} from "./errors";
+import { causeOf, type FailureCause, publicCause } from "./failure-cause";
+import { encodeJson } from "./json-value";
+import { runInAttemptScope } from "./last-resort";
+import { keepLease } from "./lease-keeper";
+import type { Limits } from "./limits";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
-import { finishRun, type RunOutcome } from "./ops/finish-run";
-import { loadRunState, type RunState } from "./ops/load-run-state";
-import { renewLease } from "./ops/renew-lease";
+import { finishRun, type PublicError, type RunOutcome } from "./ops/finish-run";
+import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
+import { releaseRun } from "./ops/release-run";
+import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
+import { ReplayHistory } from "./replay/history";
+import { isTransientStoreError } from "./transient-errors";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
-export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; maxAttempts?: number };
+export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; limits: Limits };
 
-/** A run that keeps losing its attempts (crashing workers, poison input) is failed after this many. */
-export const DEFAULT_MAX_ATTEMPTS = 25;
+/** Attempts in a row that may end without progress (crash, lost lease) before the run is failed. */
+export const DEFAULT_MAX_LOST_ATTEMPTS = 10;
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "abandoned";
 
 /**
  * Runs one claimed attempt of a run to its next durable boundary: terminal, parked, or abandoned
  * (lease lost, cancelled, store unavailable — the store is left as it was and the lease decides).
- * A heartbeat renews the lease during long steps; losing it aborts `ctx.signal`.
+ * The lease keeper renews the lease during long steps and aborts `ctx.signal` when it is lost;
+ * the run's own deadline aborts it too. When the attempt ends, its signal is aborted with
+ * `AttemptEnded` so that no step body left running believes it still holds the run.
  */
 export async function executeRun(
   deps: ExecuteDeps,
@@ -28,79 +52,137 @@ export async function executeRun(
   abort: AbortController,
 ): Promise<ExecutionEnd> {
   const lease: Lease = { runId: run.id, workerId: deps.workerId, attempt: run.attempt, leaseMs: deps.leaseMs };
-  const clockOffset = new Date(run.db_now).getTime() - Date.now();
-  let currentStep: string | undefined;
-  const heartbeat = setInterval(
-    () => {
-      renewLease(deps.sql, lease).then(
-        (held) => {
-          if (!held) abort.abort(new LeaseLost("lease lost or run cancelled"));
-        },
-        (error) => deps.logger.warn("lease renewal failed", { runId: run.id, error: coerceError(error).message }),
-      );
-    },
-    Math.max(50, Math.floor(deps.leaseMs / 3)),
-  );
+  const clock = dbClockFrom(run.db_now);
+  const fail = (error: PublicError, cause: FailureCause) => finish(deps, lease, { status: "failed", error, cause });
+  const keeper = keepLease({ sql: deps.sql, lease, logger: deps.logger, onLost: (reason) => abort.abort(reason) });
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  let attempt: Attempt | undefined;
 
   try {
-    if (run.attempt > (deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
-      return await finish(deps, lease, {
-        status: "failed",
-        error: { code: -32603, message: `Workflow ${run.workflow_key} gave up after ${run.attempt - 1} attempts` },
+    const maxLost = definition.maxLostAttempts ?? DEFAULT_MAX_LOST_ATTEMPTS;
+    if (run.lost_attempts >= maxLost) {
+      const message = `Workflow ${run.workflow_key} lost ${run.lost_attempts} attempts in a row without progress`;
+      return await fail(publicError(message, { code: "attempts_exhausted", attempt: run.attempt }), {
+        code: "attempts_exhausted",
+        message: `${message} (crashed or partitioned workers; the limit is ${maxLost})`,
+        attempt: run.attempt,
       });
+    }
+    let deadline = run.deadline_at ? new Date(run.deadline_at).getTime() : undefined;
+    if (deadline === undefined && definition.timeoutMs) {
+      deadline = (await storeCall(() => setRunDeadline(deps.sql, lease, definition.timeoutMs as number)))?.getTime();
+    }
+    if (deadline !== undefined) {
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) return await failTimedOut(run, fail);
+      // setTimeout fires at once past 2^31 - 1 ms; a deadline that far away is the sweep's to enforce.
+      if (remaining < MAX_TIMER_MS) deadlineTimer = setTimeout(() => abort.abort(new RunTimedOut("run timed out")), remaining);
     }
     // A connection-level error while loading the replay state ends the attempt like any other store
-    // outage (the lease decides); only the workflow's own errors may fail the run.
-    const state: RunState =
-      run.checkpoints > 0
-        ? await loadRunState(deps.sql, run.id).catch((error) => {
-            throw isTransientStoreError(error) ? new StoreUnavailable(coerceError(error).message) : error;
-          })
-        : { steps: new Map(), answers: new Map() };
+    // outage; only the workflow's own errors may fail the run. Every durable write bumps
+    // `checkpoints`, so a run with none has no history to load.
+    const state: RunState = run.checkpoints > 0 ? await storeCall(() => loadRunState(deps.sql, run.id)) : emptyRunState();
     const parsed = definition.input.safeParse(run.input);
     if (!parsed.success) {
-      return await finish(deps, lease, {
-        status: "failed",
-        error: { code: -32602, message: `Invalid input for ${run.workflow_key}` },
-      });
+      const error = new InvalidWorkflowInput(`Invalid input for ${run.workflow_key}`, []);
+      return await fail({ code: -32602, message: error.message }, causeOf(error, { attempt: run.attempt }));
     }
-    const ctx = createReplayContext({
+    const created = createReplayContext({
       sql: deps.sql,
       lease,
       tenantId: run.tenant_id,
       state,
+      history: new ReplayHistory(state),
+      clock,
+      limits: deps.limits,
+      logger: deps.logger,
+      retry: definition.retry,
       signal: abort.signal,
-      now: () => Date.now() + clockOffset,
-      onStep: (key) => {
-        currentStep = key;
+      end: (reason) => {
+        if (!abort.signal.aborted) abort.abort(reason);
       },
     });
-    const result = await definition.run(ctx, parsed.data);
-    if (abort.signal.aborted) return "abandoned";
-    return await finish(deps, lease, { status: "completed", result: normalizeResult(result) });
+    attempt = created.attempt;
+    const scope = {
+      runId: run.id,
+      fail: (error: UnhandledWorkflowError) => {
+        if (!abort.signal.aborted) abort.abort(error);
+      },
+    };
+    const result = await runInAttemptScope(scope, () => definition.run(created.ctx, parsed.data));
+    if (attempt.suspended) return "suspended";
+    if (abort.signal.aborted) throw abort.signal.reason;
+    attempt.ended = true;
+    let encoded: WorkflowResult;
+    try {
+      encoded = encodeJson(normalizeResult(result), "the workflow's result", deps.limits.resultBytes).value as WorkflowResult;
+    } catch (error) {
+      return await failWith(deps, run, fail, error, undefined);
+    }
+    return await finish(deps, lease, { status: "completed", result: encoded });
   } catch (caught) {
-    if (caught instanceof RunSuspended) return "suspended";
-    if (caught instanceof LeaseLost || abort.signal.aborted) return "abandoned";
+    if (attempt?.suspended || caught instanceof RunSuspended) return "suspended";
+    // The abort reason says why the attempt stopped, whatever the workflow threw on the way out.
+    const reason = abort.signal.aborted ? abort.signal.reason : caught;
+    if (reason instanceof RunTimedOut) return await failTimedOut(run, fail);
+    if (reason instanceof UnhandledWorkflowError) return await failWith(deps, run, fail, reason, undefined);
+    // Given up locally (the store did not answer the renewals): not the run's fault either.
+    if (reason instanceof LeaseExpiredLocally) void releaseWhenStoreAnswers(deps, lease);
+    if (reason instanceof LeaseLost || reason instanceof AttemptEnded || abort.signal.aborted) return "abandoned";
     if (caught instanceof StoreUnavailable) {
-      deps.logger.warn("store unavailable; attempt abandoned until its lease expires", { runId: run.id, error: caught.message });
+      deps.logger.warn("store unavailable; the attempt ends and the run is handed back once the store answers", {
+        runId: run.id,
+        error: caught.message,
+      });
+      void releaseWhenStoreAnswers(deps, lease);
       return "abandoned";
     }
-    if (caught instanceof WorkflowFailure) {
-      return await finish(deps, lease, {
-        status: "failed",
-        error: { code: caught.code, message: caught.message, ...(caught.data === undefined ? {} : { data: caught.data }) },
-      });
-    }
-    // Anything else may carry internals (SQL, paths, secrets): log it, show a generic message.
-    const error = coerceError(caught);
-    deps.logger.error("workflow failed", { runId: run.id, workflow: run.workflow_key, step: currentStep, error: error.message });
-    const where = currentStep ? ` in step "${currentStep}"` : "";
-    return await finish(deps, lease, {
-      status: "failed",
-      error: { code: -32603, message: `Workflow ${run.workflow_key} failed${where}` },
-    });
+    return await failWith(deps, run, fail, caught, attempt);
   } finally {
-    clearInterval(heartbeat);
+    clearTimeout(deadlineTimer);
+    keeper.stop();
+    if (attempt) attempt.ended = true;
+    if (!abort.signal.aborted) abort.abort(new AttemptEnded("attempt ended"));
+  }
+}
+
+/** The run fails with a stored cause: the public error is safe for the run's own tenant only. */
+async function failWith(
+  deps: ExecuteDeps,
+  run: ClaimedRun,
+  fail: (error: PublicError, cause: FailureCause) => Promise<ExecutionEnd>,
+  caught: unknown,
+  attempt: Attempt | undefined,
+): Promise<ExecutionEnd> {
+  const last = attempt?.lastStepFailure;
+  const stepFailure = last && last.error === caught ? last : undefined;
+  const step = stepFailure?.step ?? attempt?.currentStep;
+  const cause = causeOf(caught, { attempt: run.attempt, step, stepAttempt: stepFailure?.stepAttempt });
+  if (caught instanceof WorkflowFailure) {
+    const data = caught.data === undefined ? {} : { data: safeData(caught.data) };
+    return await fail({ code: caught.code, message: caught.message, ...data }, cause);
+  }
+  // Anything else may carry internals (SQL, paths, secrets): operators read the cause, clients a generic line.
+  deps.logger.error("workflow failed", { runId: run.id, workflow: run.workflow_key, step, error: cause.message });
+  const where = step ? ` in step "${step}"` : "";
+  return await fail(publicError(`Workflow ${run.workflow_key} failed${where}`, publicCause(cause)), cause);
+}
+
+function failTimedOut(run: ClaimedRun, fail: (error: PublicError, cause: FailureCause) => Promise<ExecutionEnd>) {
+  const cause: FailureCause = { code: "run_timeout", message: "the run passed its timeout while running", attempt: run.attempt };
+  return fail(publicError(`Workflow ${run.workflow_key} timed out`, publicCause(cause)), cause);
+}
+
+function publicError(message: string, cause: ReturnType<typeof publicCause>): PublicError {
+  return { code: -32603, message, data: { cause } };
+}
+
+/** WorkflowFailure.data is shown to the client as is: if it cannot be stored, say so instead. */
+function safeData(data: unknown): unknown {
+  try {
+    return encodeJson(data, "WorkflowFailure data", 64 * 1024).value;
+  } catch (error) {
+    return { unavailable: coerceError(error).message };
   }
 }
 
@@ -110,11 +192,38 @@ async function finish(deps: ExecuteDeps, lease: Lease, outcome: RunOutcome): Pro
     if (!done) deps.logger.info("terminal write refused: run no longer leased by this worker", { runId: lease.runId });
     return done ? outcome.status : "abandoned";
   } catch (error) {
-    deps.logger.warn("could not record terminal state; lease will expire", {
+    if (isTransientStoreError(error)) void releaseWhenStoreAnswers(deps, lease);
+    deps.logger.warn("could not record terminal state; the run is handed back", {
       runId: lease.runId,
       error: coerceError(error).message,
     });
     return "abandoned";
+  }
+}
+
+async function storeCall<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    throw isTransientStoreError(error) ? new StoreUnavailable(coerceError(error).message) : error;
+  }
+}
+
+/**
+ * After a store outage ended an attempt, hands the run back (queued, no lost attempt) as soon as
+ * the store answers: the outage is not the run's fault (ops/release-run.ts). Gives up once someone
+ * else holds the run (the release is fenced) or after a while; the lease expiry covers the rest.
+ */
+async function releaseWhenStoreAnswers(deps: ExecuteDeps, lease: Lease, giveUpAfterMs = 5 * 60_000): Promise<void> {
+  const until = performance.now() + giveUpAfterMs;
+  for (let wait = 200; performance.now() < until; wait = Math.min(wait * 2, 5_000)) {
+    await new Promise((resolve) => setTimeout(resolve, wait).unref());
+    try {
+      await releaseRun(deps.sql, lease);
+      return;
+    } catch (error) {
+      if (!isTransientStoreError(error)) return;
+    }
   }
 }
 

@@ -3,17 +3,38 @@ export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
 export type { PublishOutcome } from "./definitions/publish";
 export { DefinitionConflictError, publishDefinitions } from "./definitions/publish";
-export { coerceError, InvalidWorkflowInput, NonRetryableError, WorkflowFailure } from "./errors";
+export {
+  AttemptEnded,
+  coerceError,
+  InputTimedOut,
+  InvalidWorkflowInput,
+  isControlFlow,
+  LeaseLost,
+  NonRetryableError,
+  RunSuspended,
+  StepTimeout,
+  WorkflowFailure,
+  WorkflowMisuse,
+} from "./errors";
+export { DEFAULT_MAX_LOST_ATTEMPTS } from "./executor";
+export type { FailureCause, FailureCode } from "./failure-cause";
+export type { Limits } from "./limits";
+export { DEFAULT_LIMITS } from "./limits";
 export type { Logger } from "./logger";
 export { createLogger, silentLogger } from "./logger";
 export { cancelRun } from "./ops/cancel-run";
-export { createRun } from "./ops/create-run";
+export type { CreatedRun, CreateRunParams, IdempotencyOptions } from "./ops/create-run";
+export { createRun, DEFAULT_IDEMPOTENCY_TTL_MS } from "./ops/create-run";
+export { STRANDED_MESSAGE_PREFIX } from "./ops/mark-stranded-runs";
 export type { ProvideInputResult } from "./ops/provide-input";
 export { provideInput } from "./ops/provide-input";
+export { readFailureCause } from "./ops/read-failure-cause";
 export { WORKER_ONLINE_WINDOW_MS } from "./ops/register-worker";
 export { sendSignal } from "./ops/send-signal";
 export type { RunRow, WaitDetail } from "./ops/types";
 export { runColumns } from "./ops/types";
+export type { RetryPolicy } from "./policy/retry-policy";
+export { DEFAULT_RETRY_POLICY } from "./policy/retry-policy";
 export { definitionsOf, loadWorkflowsModule, WorkflowsModuleError } from "./runtime/load-workflows";
 export { assertSchemaSupported, KNOWN_MIGRATIONS, readSchemaStatus, SchemaMismatchError } from "./runtime/schema-check";
 export type { ServedWorker, ServeOptions } from "./runtime/serve";
@@ -22,7 +43,17 @@ export type { RunWorkerOptions } from "./runtime/worker-cli";
 export { runWorker, runWorkerCli } from "./runtime/worker-cli";
 export type { RunStatus } from "./states";
 export { isTerminal, RUN_STATUSES, TERMINAL_STATUSES, TERMINAL_STATUSES_SQL, WAITING_STATUSES } from "./states";
-export type { Worker } from "./worker";
+export type { Worker, WorkerOptions } from "./worker";
 export { createWorker } from "./worker";
-export type { AnyWorkflow, InputRequest, InputResponse, WorkflowRegistry, WorkflowResult } from "./workflow";
+export type {
+  AnyWorkflow,
+  InputRequest,
+  InputResponse,
+  InputTimeout,
+  StepOptions,
+  StepScope,
+  WorkflowContext,
+  WorkflowRegistry,
+  WorkflowResult,
+} from "./workflow";
 export { createRegistry, defineWorkflow } from "./workflow";

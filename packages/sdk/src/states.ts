@@ -19,12 +19,14 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly RunStatus[] = Object.freeze(["completed", "failed", "cancelled"]);
 
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = Object.freeze({
-  queued: ["leased", "cancelled"],
+  // → failed without a lease: the run passed its own timeout (ops/expire-runs.ts).
+  queued: ["leased", "failed", "cancelled"],
   // leased → leased: an expired lease is claimed again by another worker.
   leased: ["leased", "queued", "sleeping", "waiting_signal", "waiting_input", "completed", "failed", "cancelled"],
-  sleeping: ["leased", "cancelled"],
-  waiting_signal: ["queued", "leased", "cancelled"],
-  waiting_input: ["queued", "cancelled"],
+  sleeping: ["leased", "failed", "cancelled"],
+  waiting_signal: ["queued", "leased", "failed", "cancelled"],
+  // → leased: claimed at an input request's deadline, to apply its timeout (ops/suspend-for-input.ts).
+  waiting_input: ["queued", "leased", "failed", "cancelled"],
   completed: [],
   failed: [],
   cancelled: [],

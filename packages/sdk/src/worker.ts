@@ -4,10 +4,13 @@ import type postgres from "postgres";
 import { CHANNELS } from "./channels";
 import { coerceError } from "./errors";
 import { executeRun } from "./executor";
+import { installLastResortHandlers } from "./last-resort";
+import { type Limits, resolveLimits } from "./limits";
 import type { Logger } from "./logger";
-import { type ClaimedRun, claimRuns, nextClaimableAt } from "./ops/claim-runs";
+import { type ClaimedRun, claimRuns, msUntilNextClaimable } from "./ops/claim-runs";
 import { heartbeatWorker, markWorkerStopped, registerWorker } from "./ops/register-worker";
 import { releaseRuns } from "./ops/release-runs";
+import { startSweeps } from "./sweeps";
 import type { WorkflowRegistry } from "./workflow";
 
 export type WorkerOptions = {
@@ -21,6 +24,15 @@ export type WorkerOptions = {
   /** Fallback poll when no NOTIFY arrives (missed notifications, timers). */
   pollMs?: number;
   registrationHeartbeatMs?: number;
+  /** Size limits of what workflows store (limits.ts). */
+  limits?: Partial<Limits>;
+  /**
+   * Installs the process-wide last-resort handlers (last-resort.ts) while the worker runs, so a
+   * workflow's unhandled rejection fails its attempt instead of the process. Default true.
+   */
+  lastResortHandlers?: boolean;
+  /** Runs claimable this long without an online worker serving their version get a status message. Default 10 s. */
+  strandedAfterMs?: number;
 };
 
 export type Worker = {
@@ -31,10 +43,13 @@ export type Worker = {
   activeRuns(): number;
 };
 
+type ActiveRun = { attempt: number; abort: AbortController; done: Promise<unknown> };
+
 /**
  * A worker drains the store: claims with SKIP LOCKED, runs attempts concurrently up to its
  * concurrency, wakes on LISTEN/NOTIFY and polls as a fallback, and never claims a workflow
- * version it does not serve.
+ * version it does not serve. It also runs the store's sweeps (sweeps.ts): run deadlines, stranded
+ * runs, expired idempotency keys.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { sql, registry, logger } = options;
@@ -42,28 +57,36 @@ export function createWorker(options: WorkerOptions): Worker {
   const concurrency = options.concurrency ?? 16;
   const leaseMs = options.leaseMs ?? 30_000;
   const pollMs = options.pollMs ?? 1_000;
+  const limits = resolveLimits(options.limits);
   const keys = registry.keys();
-  const active = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
+  const active = new Map<string, ActiveRun>();
   const timers: NodeJS.Timeout[] = [];
-  const unlisten: (() => Promise<void>)[] = [];
+  const stoppers: (() => Promise<void> | void)[] = [];
   let wakeTimer: NodeJS.Timeout | undefined;
-  let filling = false;
+  let filling: Promise<void> | undefined;
   let refill = false;
   let stopping = false;
 
-  async function fill(): Promise<void> {
+  function fill(): Promise<void> {
     if (filling) {
       refill = true;
-      return;
+      return filling;
     }
-    filling = true;
+    filling = drain().finally(() => {
+      filling = undefined;
+    });
+    return filling;
+  }
+
+  async function drain(): Promise<void> {
     try {
       do {
         refill = false;
         while (!stopping && active.size < concurrency) {
-          const claimed = await claimRuns(sql, { workerId: id, workflowKeys: keys, limit: concurrency - active.size, leaseMs });
+          const limit = concurrency - active.size;
+          const claimed = await claimRuns(sql, { workerId: id, workflowKeys: keys, limit, leaseMs, exclude: [...active.keys()] });
           for (const run of claimed) launch(run);
-          if (claimed.length < concurrency - active.size || claimed.length === 0) break;
+          if (claimed.length < limit || claimed.length === 0) break;
         }
       } while (refill && !stopping);
       // Saturated: the next completion calls fill() again, which reschedules; skipping the query here
@@ -71,30 +94,31 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!stopping && active.size < concurrency) await scheduleNextWake();
     } catch (error) {
       logger.warn("claim failed; will retry on the next poll", { error: coerceError(error).message });
-    } finally {
-      filling = false;
     }
   }
 
   function launch(run: ClaimedRun) {
     const definition = registry.get(run.workflow_name, run.workflow_version);
-    const abort = new AbortController();
     if (!definition) return; // unreachable: claims filter on served keys
-    const done = executeRun({ sql, logger, workerId: id, leaseMs }, run, definition, abort)
+    // Claimed while stopping (a claim in flight when stop() began): stop() releases it.
+    if (stopping) return;
+    const abort = new AbortController();
+    const entry: ActiveRun = { attempt: run.attempt, abort, done: Promise.resolve() };
+    entry.done = executeRun({ sql, logger, workerId: id, leaseMs, limits }, run, definition, abort)
       .catch((error) => logger.error("executor crashed", { runId: run.id, error: coerceError(error).message }))
       .finally(() => {
-        active.delete(run.id);
+        // Only this attempt's own entry: a later attempt of the same run is never dropped by an earlier one's end.
+        if (active.get(run.id) === entry) active.delete(run.id);
         if (!stopping) void fill();
       });
-    active.set(run.id, { abort, done });
+    active.set(run.id, entry);
   }
 
-  /** Timers and lease expiries: sleep exactly until the next run becomes claimable. */
+  /** Timers and lease expiries: sleep exactly until the next run becomes claimable (by the database's clock). */
   async function scheduleNextWake() {
-    const next = await nextClaimableAt(sql, keys);
+    const wait = await msUntilNextClaimable(sql, keys);
     if (wakeTimer) clearTimeout(wakeTimer);
-    if (!next) return;
-    const wait = next.getTime() - Date.now();
+    if (wait === undefined) return;
     if (wait < pollMs) wakeTimer = setTimeout(() => void fill(), Math.max(0, wait) + 5);
   }
 
@@ -103,6 +127,7 @@ export function createWorker(options: WorkerOptions): Worker {
     activeRuns: () => active.size,
     async start() {
       await registerWorker(sql, { workerId: id, hostname: os.hostname(), pid: process.pid, workflows: keys, concurrency });
+      if (options.lastResortHandlers !== false) stoppers.push(installLastResortHandlers(logger));
       const served = new Set(keys);
       const wake = await sql.listen(
         CHANNELS.wake,
@@ -114,7 +139,9 @@ export function createWorker(options: WorkerOptions): Worker {
       const cancel = await sql.listen(CHANNELS.cancel, (runId) => {
         active.get(runId)?.abort.abort(new Error("cancelled"));
       });
-      unlisten.push(wake.unlisten, cancel.unlisten);
+      stoppers.push(wake.unlisten, cancel.unlisten);
+      const sweeps = startSweeps({ sql, logger, intervalMs: Math.max(pollMs, 1_000), strandedAfterMs: options.strandedAfterMs });
+      stoppers.push(() => sweeps.stop());
       timers.push(setInterval(() => void fill(), pollMs));
       timers.push(
         setInterval(() => {
@@ -128,7 +155,15 @@ export function createWorker(options: WorkerOptions): Worker {
       stopping = true;
       for (const timer of timers) clearInterval(timer);
       if (wakeTimer) clearTimeout(wakeTimer);
-      await Promise.all(unlisten.map((fn) => fn().catch(() => {})));
+      await Promise.all(
+        stoppers.map((fn) =>
+          Promise.resolve()
+            .then(fn)
+            .catch(() => {}),
+        ),
+      );
+      // A claim in flight commits before the release below, so what it claimed is released too.
+      await filling?.catch(() => {});
       const drained = Promise.all([...active.values()].map((entry) => entry.done));
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs))]);
       for (const entry of active.values()) entry.abort.abort(new Error("worker stopping"));

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { RetryPolicy } from "./policy/retry-policy";
 
 /** A content block of a tool result (MCP `ContentBlock`, the subset workflows produce). */
 export type ContentBlock =
@@ -32,32 +33,63 @@ export type InputResponse = {
 export type Progress = { progress: number; total?: number; message?: string };
 
 export type StepOptions = {
-  /** Attempts after the first; default 2. `NonRetryableError` is never retried. */
+  /** Retry policy of this step, field by field over the workflow's `retry` (policy/retry-policy.ts). */
+  retry?: RetryPolicy;
+  /**
+   * One execution may take this long: then the step's AbortSignal fires with a `StepTimeout` and the
+   * execution counts as failed (retried by the policy like any other failure).
+   */
+  timeoutMs?: number;
+  /** Shorthand: executions after the first (`retry.maxAttempts - 1`). */
   retries?: number;
-  /** First backoff; doubles on each retry. Default 100 ms. */
+  /** Shorthand: the first backoff (`retry.initialBackoffMs`). */
   backoffMs?: number;
 };
+
+/** What a step body receives. */
+export type StepScope = {
+  /** Fires when the run is cancelled, the lease is lost, the attempt ends or the step times out. */
+  signal: AbortSignal;
+  /** Which execution of this step this is (1 = the first); stored, so it survives crashes. */
+  attempt: number;
+};
+
+/** requestInput's timeout: after `timeoutMs` the request takes `onTimeout` (default `"fail"`: the run fails). */
+export type InputTimeout = { timeoutMs: number; onTimeout?: "fail" | InputResponse };
 
 export type SignalResult<T> = { received: true; payload: T } | { received: false };
 
 export type WorkflowContext = {
   readonly runId: string;
   readonly tenantId: string;
+  /**
+   * The claim number of this attempt (the lease's fencing token): it grows with every resumption,
+   * so it is no retry count. A step body gets its own execution number as `attempt`.
+   */
   readonly attempt: number;
-  /** Fires when the run is cancelled or this worker loses its lease. */
+  /** Fires when the run is cancelled, this worker loses its lease, or this attempt ends. */
   readonly signal: AbortSignal;
-  /** Runs `fn` at least once; its result is checkpointed exactly once and replayed afterwards. */
-  step<T>(key: string, fn: (step: { signal: AbortSignal }) => Promise<T> | T, options?: StepOptions): Promise<T>;
+  /**
+   * Runs `fn` at least once; its result is checkpointed exactly once and replayed afterwards. The
+   * value returned is the JSON round trip of `fn`'s result, on the first execution as on replays
+   * (a `Date` comes back as its ISO string both times).
+   */
+  step<T>(key: string, fn: (step: StepScope) => Promise<T> | T, options?: StepOptions): Promise<T>;
   /** A durable timer: the run parks and any worker resumes it after `ms`. */
   sleep(key: string, ms: number): Promise<void>;
   /** Waits durably for `sendSignal(runId, name, payload)`; with a timeout, resolves `{received:false}`. */
   waitForSignal<T = unknown>(name: string, options?: { timeoutMs?: number }): Promise<SignalResult<T>>;
   /** A durable interrupt: the run waits (`input_required`) until the keyed request is answered. */
-  requestInput(key: string, request: InputRequest): Promise<InputResponse>;
-  /** Several keyed requests outstanding at once; resolves when all are answered. */
-  requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, InputResponse>>;
-  /** Visible progress for clients and operators. */
+  requestInput(key: string, request: InputRequest, timeout?: InputTimeout): Promise<InputResponse>;
+  /** Several keyed requests outstanding at once; resolves when all are answered (or timed out). */
+  requestInputs(requests: Record<string, InputRequest>, timeout?: InputTimeout): Promise<Record<string, InputResponse>>;
+  /** Visible progress for clients and operators. Best effort: it never rejects. */
   progress(progress: Progress): Promise<void>;
+  /**
+   * A line on the run's timeline (operators see it on the task page). Best effort and written once:
+   * a replay does not repeat the lines of the work it replays.
+   */
+  log(message: string, data?: Record<string, unknown>): Promise<void>;
 };
 
 export type WorkflowDefinition<I = unknown> = {
@@ -66,17 +98,35 @@ export type WorkflowDefinition<I = unknown> = {
   title?: string;
   description?: string;
   input: z.ZodType<I>;
+  /** Optional schema of the result's `structuredContent`, published as the tool's output schema. */
+  output?: z.ZodType;
   /**
    * Input requests a caller may answer before the run starts (MCP MRTR rounds on tools/call). The
    * workflow still asks for them with ctx.requestInput(key); answers given up front return at once.
    */
   preflight?: Record<string, InputRequest>;
+  /** The default retry policy of this workflow's steps. */
+  retry?: RetryPolicy;
+  /** The run's own timeout, from its creation: past it the run ends `failed` (`run_timeout`). */
+  timeoutMs?: number;
+  /**
+   * How many attempts in a row may end without progress (a crashed or partitioned worker whose lease
+   * expired) before the run is failed (`attempts_exhausted`). Resumptions never count. Default 10.
+   */
+  maxLostAttempts?: number;
   run(ctx: WorkflowContext, input: I): Promise<WorkflowResult>;
 };
 
 export function defineWorkflow<I>(definition: WorkflowDefinition<I>): WorkflowDefinition<I> {
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(definition.name)) throw new Error(`invalid workflow name "${definition.name}"`);
   if (!Number.isInteger(definition.version) || definition.version < 1) throw new Error("workflow version must be >= 1");
+  if (definition.timeoutMs !== undefined && !(Number.isFinite(definition.timeoutMs) && definition.timeoutMs > 0))
+    throw new Error("workflow timeoutMs must be a positive number");
+  if (
+    definition.maxLostAttempts !== undefined &&
+    !(Number.isInteger(definition.maxLostAttempts) && definition.maxLostAttempts >= 1)
+  )
+    throw new Error("workflow maxLostAttempts must be an integer >= 1");
   return definition;
 }
 

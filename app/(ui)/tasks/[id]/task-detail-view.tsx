@@ -23,6 +23,32 @@ function Json({ value, label }: { value: unknown; label: string }) {
   );
 }
 
+/** The stored cause of a failure: what the client's error leaves out (operators only). */
+function FailureCauseFacts({ cause }: { cause: NonNullable<TaskDetail["failureCause"]> }) {
+  return (
+    <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm" aria-label="Failure cause">
+      <dt className="text-slate-500">Cause</dt>
+      <dd className="font-mono text-slate-800">{cause.code}</dd>
+      {cause.step && (
+        <>
+          <dt className="text-slate-500">Step</dt>
+          <dd className="font-mono text-slate-800">
+            {cause.step}
+            {cause.stepAttempt ? ` (execution ${cause.stepAttempt})` : ""}
+          </dd>
+        </>
+      )}
+      <dt className="text-slate-500">Attempt</dt>
+      <dd className="text-slate-800">{cause.attempt}</dd>
+      <dt className="text-slate-500">Message</dt>
+      <dd className="whitespace-pre-wrap break-words text-slate-800">
+        {cause.name ? `${cause.name}: ` : ""}
+        {cause.message}
+      </dd>
+    </dl>
+  );
+}
+
 export function TaskDetailView({ initial }: { initial: TaskDetail }) {
   const [cancelError, setCancelError] = useState<string | null>(null);
   const { data, refetch } = useQuery<TaskView>({
@@ -123,9 +149,12 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
         {terminal && (
           <Card title={task.terminal?.error ? "Error" : "Result"} className="lg:col-span-2">
             {task.terminal?.error ? (
-              <p className="text-sm text-red-800">
-                {task.terminal.error.message} <span className="text-slate-500">(code {task.terminal.error.code})</span>
-              </p>
+              <>
+                <p className="text-sm text-red-800">
+                  {task.terminal.error.message} <span className="text-slate-500">(code {task.terminal.error.code})</span>
+                </p>
+                {task.failureCause && <FailureCauseFacts cause={task.failureCause} />}
+              </>
             ) : result ? (
               <Json value={result} label="Task result" />
             ) : (

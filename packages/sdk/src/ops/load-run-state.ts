@@ -2,20 +2,27 @@ import type { SqlHandle } from "../../../../db/client";
 import { PREPARED } from "../../../../db/sql";
 import type { InputResponse } from "../workflow";
 
-export type RunState = { steps: Map<string, unknown>; answers: Map<string, InputResponse> };
+/** A memoized durable operation: its stored value and its position in the call order (null: none). */
+export type RecordedStep = { value: unknown; seq: number | null };
 
-/** Everything a replay needs in one round trip: memoized steps and answered inputs. */
+export type RunState = { steps: Map<string, RecordedStep>; answers: Map<string, InputResponse> };
+
+export function emptyRunState(): RunState {
+  return { steps: new Map(), answers: new Map() };
+}
+
+/** Everything a replay needs in one round trip: memoized steps (with positions) and answered inputs. */
 export async function loadRunState(sql: SqlHandle, runId: string): Promise<RunState> {
-  const rows = await sql.unsafe<{ kind: "step" | "input"; key: string; value: unknown }[]>(
-    `SELECT 'step' AS kind, key, output AS value FROM run_steps WHERE run_id = $1
+  const rows = await sql.unsafe<{ kind: "step" | "input"; key: string; value: unknown; seq: number | null }[]>(
+    `SELECT 'step' AS kind, key, output AS value, seq FROM run_steps WHERE run_id = $1
      UNION ALL
-     SELECT 'input', key, response FROM run_inputs WHERE run_id = $1 AND response IS NOT NULL`,
+     SELECT 'input', key, response, NULL FROM run_inputs WHERE run_id = $1 AND response IS NOT NULL`,
     [runId],
     PREPARED,
   );
-  const state: RunState = { steps: new Map(), answers: new Map() };
+  const state = emptyRunState();
   for (const row of rows) {
-    if (row.kind === "step") state.steps.set(row.key, row.value);
+    if (row.kind === "step") state.steps.set(row.key, { value: row.value, seq: row.seq });
     else state.answers.set(row.key, row.value as InputResponse);
   }
   return state;

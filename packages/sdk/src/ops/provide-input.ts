@@ -2,6 +2,8 @@ import type { SqlHandle } from "../../../../db/client";
 import { inTransaction } from "../../../../db/client";
 import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
+import { encodeJson } from "../json-value";
+import { DEFAULT_LIMITS } from "../limits";
 import { isTerminal, type RunStatus } from "../states";
 import type { InputResponse } from "../workflow";
 
@@ -10,12 +12,15 @@ export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: 
 /**
  * THE way to answer input requests — MCP `tasks/update`, legacy elicitation responses and the
  * operator's form all call this. Unknown or already-answered keys are ignored (first answer wins);
- * when the last outstanding request is answered the run is queued again.
+ * when the last outstanding request is answered the run is queued again. An answer over
+ * `maxAnswerBytes` (limits.ts) is refused before anything is written.
  */
 export async function provideInput(
   sql: SqlHandle,
-  params: { runId: string; tenantId?: string; responses: Record<string, InputResponse>; actor: string },
+  params: { runId: string; tenantId?: string; responses: Record<string, InputResponse>; actor: string; maxAnswerBytes?: number },
 ): Promise<ProvideInputResult> {
+  const maxBytes = params.maxAnswerBytes ?? DEFAULT_LIMITS.inputAnswerBytes;
+  for (const [key, response] of Object.entries(params.responses)) encodeJson(response, `the answer to input "${key}"`, maxBytes);
   return inTransaction(sql, async (tx) => {
     const target = await tx.unsafe<{ status: RunStatus }[]>(
       "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",

@@ -1,18 +1,25 @@
 import type { SqlHandle } from "../../../../db/client";
 import { inTransaction } from "../../../../db/client";
-import { jsonParam } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
+import { encodeJson } from "../json-value";
+import { DEFAULT_LIMITS } from "../limits";
 import { isTerminal, type RunStatus } from "../states";
 
 /**
  * Delivers a named signal to a run. The run row is locked first so the signal and a concurrent
  * suspension (see suspend-for-signal.ts) serialise: either the waiter sees the signal, or the
- * signal sees the waiter and requeues it. Returns false for an unknown or terminal run.
+ * signal sees the waiter and requeues it. Returns false for an unknown or terminal run. A payload
+ * that is not JSON or is over `maxPayloadBytes` (limits.ts) is refused before anything is written.
  */
 export async function sendSignal(
   sql: SqlHandle,
-  params: { runId: string; tenantId?: string; name: string; payload?: unknown },
+  params: { runId: string; tenantId?: string; name: string; payload?: unknown; maxPayloadBytes?: number },
 ): Promise<boolean> {
+  const payload = encodeJson(
+    params.payload,
+    `signal "${params.name}" payload`,
+    params.maxPayloadBytes ?? DEFAULT_LIMITS.signalPayloadBytes,
+  );
   const run = async (tx: SqlHandle) => {
     const target = await tx.unsafe<{ status: RunStatus }[]>(
       "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
@@ -23,7 +30,7 @@ export async function sendSignal(
     await tx.unsafe(
       `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::text::jsonb) RETURNING run_id)
        INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'signal_sent', jsonb_build_object('name', $2::text) FROM sent`,
-      [params.runId, params.name, jsonParam(params.payload)],
+      [params.runId, params.name, payload.text],
     );
     await tx.unsafe(
       `UPDATE runs SET status = 'queued', claimable_at = now(), updated_at = now()

@@ -8,47 +8,72 @@ import { LEASE_GUARD, type Lease } from "./types";
 
 export type InputWaitOutcome =
   | { kind: "answered"; responses: Record<string, InputResponse> }
+  | { kind: "timed_out"; keys: string[] }
   | { kind: "suspended" }
   | { kind: "lease_lost" };
 
+/** A timeout for new requests: the deadline is the database's now() + timeoutMs; `answer` null = fail. */
+export type InputDeadline = { timeoutMs: number; answerJson: string | null };
+
 /**
  * The durable half of ctx.requestInput(s). Under the run's row lock (shared with provideInput):
- * record any new keyed requests, and if some are still unanswered park the run in `waiting_input`;
- * if all were answered meanwhile, hand the answers back and keep running.
+ * record any new keyed requests (with their deadline), answer every request whose deadline passed
+ * with its default answer, and then either hand all answers back, report a timeout that fails the
+ * run, or park the run in `waiting_input` — claimable at the earliest deadline, so a worker comes
+ * back to apply it even if nobody answers.
  */
 export async function suspendForInput(
   sql: SqlHandle,
   lease: Lease,
   requests: Record<string, InputRequest>,
+  deadline?: InputDeadline,
 ): Promise<InputWaitOutcome> {
   const keys = Object.keys(requests);
   return inTransaction(sql, async (tx) => {
     if (!(await lockLeasedRun(tx, lease))) return { kind: "lease_lost" } as const;
     await tx.unsafe(
       `WITH added AS (
-         INSERT INTO run_inputs (run_id, key, request)
-         SELECT $1, r.key, r.value FROM jsonb_each($2::text::jsonb) AS r(key, value)
+         INSERT INTO run_inputs (run_id, key, request, deadline_at, on_timeout)
+         SELECT $1, r.key, r.value,
+                CASE WHEN $3::float8 IS NOT NULL THEN now() + make_interval(secs => $3::float8 / 1000.0) END, $4::text::jsonb
+         FROM jsonb_each($2::text::jsonb) AS r(key, value)
          ON CONFLICT (run_id, key) DO NOTHING
          RETURNING run_id, key
        )
        INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'input_requested', jsonb_build_object('key', key) FROM added`,
-      [lease.runId, jsonParam(requests)],
+      [lease.runId, jsonParam(requests), deadline?.timeoutMs ?? null, deadline?.answerJson ?? null],
     );
-    const rows = await tx.unsafe<{ key: string; response: InputResponse | null }[]>(
-      "SELECT key, response FROM run_inputs WHERE run_id = $1 AND key = ANY($2::text[])",
+    const rows = await tx.unsafe<{ key: string; response: InputResponse | null; expired: boolean }[]>(
+      `WITH defaulted AS (
+         UPDATE run_inputs SET response = on_timeout, answered_by = 'timeout', answered_at = now()
+         WHERE run_id = $1 AND key = ANY($2::text[]) AND response IS NULL AND deadline_at <= now() AND on_timeout IS NOT NULL
+         RETURNING key, response
+       ), history AS (
+         INSERT INTO run_events (run_id, type, payload)
+         SELECT $1, 'input_timed_out', jsonb_build_object('key', key, 'answered', true) FROM defaulted
+       )
+       SELECT i.key, coalesce(d.response, i.response) AS response, coalesce(i.deadline_at <= now(), false) AS expired
+       FROM run_inputs i LEFT JOIN defaulted d ON d.key = i.key
+       WHERE i.run_id = $1 AND i.key = ANY($2::text[])`,
       [lease.runId, keys],
     );
-    const pending = rows.filter((row) => row.response === null).map((row) => row.key);
+    const pending = rows.filter((row) => row.response === null);
+    const expired = pending.filter((row) => row.expired).map((row) => row.key);
+    if (expired.length > 0) return { kind: "timed_out", keys: expired } as const;
     if (pending.length === 0) {
       return { kind: "answered", responses: Object.fromEntries(rows.map((row) => [row.key, row.response as InputResponse])) };
     }
     await tx.unsafe(
-      `UPDATE runs SET status = 'waiting_input', claimable_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
-              checkpoints = checkpoints + 1, updated_at = now(),
-              wait_detail = jsonb_build_object('input', jsonb_build_object('keys', $4::text::jsonb, 'since', now()))
+      `WITH next_deadline AS (
+         SELECT min(deadline_at) AS at FROM run_inputs WHERE run_id = $1 AND key = ANY($4::text[]) AND response IS NULL
+       )
+       UPDATE runs SET status = 'waiting_input', claimable_at = (SELECT at FROM next_deadline),
+              lease_owner = NULL, lease_expires_at = NULL, checkpoints = checkpoints + 1, lost_attempts = 0, updated_at = now(),
+              wait_detail = jsonb_build_object('input', jsonb_strip_nulls(jsonb_build_object(
+                'keys', $5::text::jsonb, 'since', now(), 'deadline', (SELECT at FROM next_deadline))))
        WHERE id = $1 AND ${LEASE_GUARD}
        RETURNING pg_notify('${CHANNELS.task}', id::text)`,
-      [lease.runId, lease.workerId, lease.attempt, jsonParam(pending)],
+      [lease.runId, lease.workerId, lease.attempt, keys, jsonParam(pending.map((row) => row.key))],
     );
     return { kind: "suspended" } as const;
   });

@@ -1,3 +1,4 @@
+import type { FailureCause } from "../failure-cause";
 import type { RunStatus } from "../states";
 
 /** Identifies one lease: a worker's hold on a run for one attempt. Every write while leased checks it. */
@@ -20,7 +21,10 @@ export type RunRow = {
   lease_owner: string | null;
   lease_expires_at: Date | null;
   attempt: number;
+  lost_attempts: number;
   checkpoints: number;
+  deadline_at: Date | null;
+  failure: FailureCause | null;
   wait_detail: WaitDetail | null;
   progress: { progress: number; total?: number; message?: string } | null;
   status_message: string | null;
@@ -33,16 +37,24 @@ export type RunRow = {
 export type WaitDetail =
   | { timer: { key: string; wakeAt: string } }
   | { signal: { name: string; since: string; deadline?: string } }
-  | { input: { keys: string[]; since: string } };
+  | { input: { keys: string[]; since: string; deadline?: string } };
 
 /** The run columns every op returns (bigint columns as numbers), optionally qualified by a table alias. */
 export function runColumns(alias?: string): string {
   const q = alias ? `${alias}.` : "";
   return `${q}id, ${q}tenant_id, ${q}route_id, ${q}workflow_name, ${q}workflow_version, ${q}workflow_key, ${q}status,
   ${q}input, ${q}created_by_key_id, ${q}origin, ${q}ttl_ms::float8 AS ttl_ms, ${q}poll_interval_ms, ${q}claimable_at,
-  ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}checkpoints, ${q}wait_detail, ${q}progress, ${q}status_message,
-  ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
+  ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}lost_attempts, ${q}checkpoints, ${q}deadline_at, ${q}failure,
+  ${q}wait_detail, ${q}progress, ${q}status_message, ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
 }
 
 /** The lease guard every write of a leased run carries. */
 export const LEASE_GUARD = "status = 'leased' AND lease_owner = $2 AND attempt = $3";
+
+/**
+ * SET clauses of every leased write that records progress: the lease is renewed and the run's
+ * count of attempts lost in a row starts again (parameter $4 is the lease in ms).
+ */
+export const RENEW_AND_PROGRESS = `lost_attempts = 0, updated_at = now(),
+  lease_expires_at = now() + make_interval(secs => $4 / 1000.0),
+  claimable_at = now() + make_interval(secs => $4 / 1000.0)`;

@@ -1,0 +1,70 @@
+"use client";
+
+import { signOut } from "next-auth/react";
+import { useState, useTransition } from "react";
+import { ActionForm } from "../_components/action-form";
+import { buttonClass, dangerButtonClass, inputClass } from "../_components/ui";
+import { changePassword, signOutEverywhere } from "../actions";
+
+const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
+
+export function ChangePasswordForm() {
+  const [done, setDone] = useState(false);
+  return (
+    <ActionForm
+      label="Change password"
+      action={changePassword}
+      toInput={(data) => ({
+        currentPassword: String(data.get("currentPassword") ?? ""),
+        newPassword: String(data.get("newPassword") ?? ""),
+      })}
+      onSuccess={() => setDone(true)}
+      className="flex flex-col gap-3"
+    >
+      <label className={LABEL}>
+        Current password
+        <input name="currentPassword" type="password" required autoComplete="current-password" className={inputClass} />
+      </label>
+      <label className={LABEL}>
+        New password
+        <input
+          name="newPassword"
+          type="password"
+          required
+          minLength={12}
+          maxLength={200}
+          autoComplete="new-password"
+          className={inputClass}
+        />
+        <span className="text-xs font-normal text-slate-500">12 to 200 characters. Your other sessions end.</span>
+      </label>
+      <button type="submit" className={buttonClass}>
+        Change password
+      </button>
+      {done && (
+        <p role="status" className="text-sm text-emerald-700">
+          Password changed; your other sessions have ended.
+        </p>
+      )}
+    </ActionForm>
+  );
+}
+
+export function SignOutEverywhereButton() {
+  const [pending, start] = useTransition();
+  return (
+    <button
+      type="button"
+      className={dangerButtonClass}
+      disabled={pending}
+      onClick={() =>
+        start(async () => {
+          await signOutEverywhere({});
+          await signOut({ callbackUrl: "/login" });
+        })
+      }
+    >
+      Sign out everywhere
+    </button>
+  );
+}

@@ -1,0 +1,26 @@
+import { pageOperator } from "@/lib/ui/page-operator";
+import { Card, PageHeader } from "../../_components/ui";
+import { ChangePasswordForm, SignOutEverywhereButton } from "../account-forms";
+
+export const dynamic = "force-dynamic";
+
+// Reachable while an admin's reset asks for a new password: every other page sends the operator here.
+export default async function PasswordPage() {
+  const { operator } = await pageOperator({ duringPasswordChange: true });
+  return (
+    <>
+      <PageHeader title="Account" description={`Signed in as ${operator.email}.`} />
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Card title="Change password">
+          <ChangePasswordForm />
+        </Card>
+        <Card title="Sessions">
+          <p className="mb-3 text-sm text-slate-600">
+            Ends every session of your account at once, on every browser and device, this one included.
+          </p>
+          <SignOutEverywhereButton />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,27 @@
+import { killAllNow } from "../scripts/lib/children";
+import { startTestStack } from "../scripts/lib/test-stack";
+
+/**
+ * `npm run test:e2e` brings up its own stack through the helper every suite uses
+ * (scripts/lib/test-stack.ts: fresh database, migrations, demo seed, `next start`, one worker) and
+ * hands it to the tests as BASE_URL and DATABASE_URL; worker processes inherit both. With BASE_URL
+ * already set, the tests run against that stack instead (DATABASE_URL must name its database).
+ * The returned function is Playwright's global teardown: it stops what was started here.
+ */
+export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.BASE_URL) {
+    if (!process.env.DATABASE_URL) throw new Error("BASE_URL is set without DATABASE_URL (the stack's database)");
+    return undefined;
+  }
+  process.on("exit", killAllNow); // a runner that dies never leaves a web server or worker behind
+  const stack = await startTestStack({
+    projectRoot: process.cwd(),
+    label: "e2e",
+    workers: 1,
+    log: (line) => process.stdout.write(`[e2e stack] ${line}\n`),
+  });
+  process.env.BASE_URL = stack.origin;
+  process.env.DATABASE_URL = stack.databaseUrl;
+  process.stdout.write(`[e2e stack] ${stack.origin} is up\n`);
+  return () => stack.stop();
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { findOperatorById, updateOperatorPassword } from "../../db/queries/operators";
+import { authenticateOperator, hashPassword } from "../auth";
+import { AppError } from "../errors";
+import type { AdminContext } from "./actor";
+import { audit } from "./audit";
+import { parseInput } from "./parse-input";
+import { idRule, passwordRule } from "./rules";
+
+// Password change and reset (ASVS 2.1.5, 2.5, 3.7.1). Both end the operator's other sessions.
+
+export const ZChangePassword = z.object({
+  currentPassword: z.string().max(200, "At most 200 characters"),
+  newPassword: passwordRule,
+});
+
+/**
+ * An operator changes its own password, re-authenticating with the current one first (through the
+ * sign-in path, so it is throttled and audited like any sign-in). Every other session ends; the one
+ * it was made from (`keepSessionId`) stays signed in.
+ */
+export async function changeOwnPassword(
+  ctx: AdminContext & { keepSessionId: string | null },
+  input: z.input<typeof ZChangePassword>,
+): Promise<void> {
+  const { currentPassword, newPassword } = parseInput(ZChangePassword, input);
+  if (ctx.actor.kind !== "operator") throw new AppError("forbidden", "Only a signed-in operator changes its own password.");
+  const operator = await findOperatorById(ctx.sql, ctx.actor.id);
+  if (!operator) throw new AppError("unauthenticated");
+  const check = await authenticateOperator(ctx.sql, { email: operator.email, password: currentPassword, clientAddress: null });
+  if (!check.ok) {
+    throw new AppError(
+      "bad_request",
+      check.reason === "throttled" ? "Too many attempts; try again later." : "currentPassword: that is not your current password",
+    );
+  }
+  if (newPassword === currentPassword)
+    throw new AppError("bad_request", "newPassword: choose a password you have not been using");
+  await updateOperatorPassword(ctx.sql, {
+    operatorId: operator.id,
+    passwordHash: await hashPassword(newPassword),
+    mustChange: false,
+    keepSessionId: ctx.keepSessionId ?? "",
+  });
+  await audit(ctx, "operator.password.change", { targetOperatorId: operator.id });
+}
+
+export const ZResetPassword = z.object({ operatorId: idRule });
+
+/**
+ * An admin resets another operator's password: a random temporary one, returned once (to be
+ * passed on out of band), that must be changed at the next sign-in. Every session of that operator
+ * ends at once.
+ */
+export async function resetOperatorPassword(
+  ctx: AdminContext,
+  input: z.input<typeof ZResetPassword>,
+): Promise<{ email: string; temporaryPassword: string }> {
+  const { operatorId } = parseInput(ZResetPassword, input);
+  if (ctx.actor.kind === "operator" && ctx.actor.id === operatorId)
+    throw new AppError("bad_request", "Change your own password on the Account page instead.");
+  const operator = await findOperatorById(ctx.sql, operatorId);
+  if (!operator) throw new AppError("not_found");
+  const temporaryPassword = randomBytes(15).toString("base64url");
+  await updateOperatorPassword(ctx.sql, {
+    operatorId,
+    passwordHash: await hashPassword(temporaryPassword),
+    mustChange: true,
+    keepSessionId: null,
+  });
+  await audit(ctx, "operator.password.reset", { targetOperatorId: operatorId });
+  return { email: operator.email, temporaryPassword };
+}

@@ -1,0 +1,40 @@
+import { createLogger } from "@runifold/sdk";
+import type { SqlHandle } from "../../db/client";
+import { insertAuditEvent } from "../../db/queries/audit-events";
+
+/**
+ * Sign-in events for the stored audit trail (audit_events, the table lib/admin/audit.ts writes for
+ * admin actions, in the same shape: actor `operator:<id>` or `anonymous`). Written here rather than
+ * through lib/admin because lib/admin depends on lib/auth (hashing, keys), not the other way round.
+ * Stored whatever RUNIFOLD_LOG_LEVEL says; the stderr copy follows it.
+ */
+const log = createLogger("audit", (process.env.RUNIFOLD_LOG_LEVEL as "info" | undefined) ?? "info");
+const fallback = createLogger("audit", "info");
+
+export type SignInEvent = {
+  action: "auth.login.success" | "auth.login.failure" | "auth.login.throttled" | "auth.password.change" | "auth.logout";
+  operatorId?: string | null;
+  address: string | null;
+  fields?: Record<string, string | number | boolean | null>;
+};
+
+export async function recordSignInEvent(sql: SqlHandle, event: SignInEvent): Promise<void> {
+  const actor = event.operatorId && event.action !== "auth.login.failure" ? `operator:${event.operatorId}` : "anonymous";
+  const fields = {
+    ...(event.fields ?? {}),
+    ...(event.operatorId && actor === "anonymous" ? { operatorId: event.operatorId } : {}),
+  };
+  log.info(event.action, { actor, ...fields, ...(event.address ? { address: event.address } : {}) });
+  try {
+    await insertAuditEvent(sql, {
+      actor,
+      operatorId: actor === "anonymous" ? null : (event.operatorId ?? null),
+      action: event.action,
+      tenantId: null,
+      address: event.address,
+      fields,
+    });
+  } catch (error) {
+    fallback.error("audit event not stored", { action: event.action, actor, error: (error as Error).message });
+  }
+}

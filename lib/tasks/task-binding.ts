@@ -1,0 +1,22 @@
+import type { SqlHandle } from "../../db/client";
+import { readTaskHandle, type TaskRecord } from "./queries/task-record";
+
+/**
+ * The authorization context an MCP task handle is bound to, in BOTH protocol eras: the credential
+ * (tenant + API key id; for an OAuth token, the key id its principal carries) that created the task.
+ * 2025-11-25 basic/utilities/tasks.mdx "Security Considerations": receivers MUST bind tasks to the
+ * authorization context and reject tasks/get, tasks/result and tasks/cancel for other contexts;
+ * ext-tasks "Security": authorization checks on each task-related request. One rule for both legs,
+ * so key B of a tenant cannot reach key A's task through the other era (docs/mcp-legacy.md
+ * "Task binding"). Operators (the console) and the signal API are outside MCP and scope by tenant.
+ */
+export type TaskBinding = { tenantId: string; keyId: string };
+
+/** The task if it is reachable through this credential's handle; undefined answers like an unknown ID. */
+export async function readBoundTaskHandle(
+  sql: SqlHandle,
+  params: TaskBinding & { taskId: string },
+): Promise<TaskRecord | undefined> {
+  const record = await readTaskHandle(sql, params);
+  return record && record.createdByKeyId === params.keyId ? record : undefined;
+}

@@ -1,0 +1,88 @@
+import type { SqlHandle } from "../../../../db/client";
+import type { DbClock } from "../db-clock";
+import { AttemptEnded, coerceError, LeaseLost, StoreUnavailable, WorkflowMisuse } from "../errors";
+import type { Limits } from "../limits";
+import type { Logger } from "../logger";
+import type { RunState } from "../ops/load-run-state";
+import type { Lease } from "../ops/types";
+import type { RetryPolicy } from "../policy/retry-policy";
+import type { ReplayHistory } from "../replay/history";
+import { isTransientStoreError } from "../transient-errors";
+
+/** Where a step failure happened, so the executor can store it as the run's cause. */
+export type StepFailure = { error: unknown; step: string; stepAttempt: number };
+
+export type AttemptDeps = {
+  sql: SqlHandle;
+  lease: Lease;
+  tenantId: string;
+  state: RunState;
+  history: ReplayHistory;
+  clock: DbClock;
+  limits: Limits;
+  logger: Logger;
+  /** The workflow's default step retry policy. */
+  retry?: RetryPolicy;
+  /** The attempt's signal: cancelled, lease lost, attempt ended, run timed out. */
+  signal: AbortSignal;
+  /** Ends the attempt now (the run parked): aborts the signal so running step bodies learn it. */
+  end(reason: Error): void;
+};
+
+/**
+ * The state one attempt's ctx shares between its operations: whether the attempt is over (after
+ * which every ctx call rejects at once and runs nothing), which step is running, and the last
+ * step failure (its key and execution number go into the stored failure cause).
+ */
+export class Attempt {
+  ended = false;
+  /** True once an operation parked the run: whatever the workflow does next, the attempt is over. */
+  suspended = false;
+  currentStep: string | undefined;
+  lastStepFailure: StepFailure | undefined;
+  private readonly usedKeys = new Set<string>();
+
+  constructor(readonly deps: AttemptDeps) {}
+
+  /** Throws when the attempt is over: a dangling or post-park ctx call must not run anything. */
+  ensureLive() {
+    if (this.ended || this.suspended) throw new AttemptEnded("this attempt has ended; the ctx call was ignored");
+    if (this.deps.signal.aborted) throw abortReason(this.deps.signal);
+  }
+
+  /** Keys are unique per run: a reused key would replay another operation's value. */
+  claimKey(key: string) {
+    if (this.usedKeys.has(key)) {
+      throw new WorkflowMisuse(
+        "invalid_argument",
+        `key "${key}" used twice in one run: every ctx.step, ctx.sleep and input key must be unique`,
+      );
+    }
+    this.usedKeys.add(key);
+  }
+
+  /** The run parked: record it, end the attempt, and hand back the control-flow error to throw. */
+  park<E extends Error>(error: E): E {
+    this.suspended = true;
+    this.deps.end(error);
+    return error;
+  }
+
+  /**
+   * Connection-level store errors end the attempt without touching the run (the worker releases it
+   * once the store answers again); any other error is not transient and fails the step or the run.
+   */
+  async store<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (error) {
+      if (isTransientStoreError(error)) throw new StoreUnavailable(coerceError(error).message);
+      throw error;
+    }
+  }
+}
+
+export function abortReason(signal: AbortSignal): Error {
+  const reason = signal.reason;
+  return reason instanceof Error ? reason : new LeaseLost("run cancelled or lease lost");
+}

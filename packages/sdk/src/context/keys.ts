@@ -1,0 +1,20 @@
+import { WorkflowMisuse } from "../errors";
+
+/** Prefixes the engine uses for its own history keys (context/*.ts); a step key may not start with one. */
+const RESERVED = /^(sleep|signal|input|deadline|retry):/;
+
+/** A user-chosen key (step, sleep, signal name, input key): 1-200 characters, not a reserved prefix. */
+export function checkKey(key: unknown, what: string): string {
+  if (typeof key !== "string" || key.length === 0 || key.length > 200)
+    throw new WorkflowMisuse("invalid_argument", `${what} must be a string of 1-200 characters`);
+  if (RESERVED.test(key))
+    throw new WorkflowMisuse("invalid_argument", `${what} "${key}" uses a reserved prefix (${RESERVED.source})`);
+  return key;
+}
+
+/** A duration argument: a finite number of milliseconds >= 0 (NaN or Infinity would make an invalid date). */
+export function checkMs(ms: unknown, what: string): number {
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)
+    throw new WorkflowMisuse("invalid_argument", `${what} must be a finite number of milliseconds >= 0 (got ${String(ms)})`);
+  return ms;
+}

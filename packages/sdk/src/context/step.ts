@@ -1,0 +1,163 @@
+import { LeaseLost, RunSuspended, StepTimeout, WorkflowMisuse } from "../errors";
+import { encodeJson } from "../json-value";
+import { checkpointStep } from "../ops/checkpoint-step";
+import { recordStepFailure, type StepRetryState } from "../ops/record-step-failure";
+import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
+import type { StepOptions, StepScope } from "../workflow";
+import { type Attempt, abortReason } from "./attempt";
+import { checkKey, checkMs } from "./keys";
+
+/** A backoff at least this long parks the run (freeing the slot) instead of waiting in the worker. */
+export const PARK_BACKOFF_MS = 1_000;
+
+/**
+ * ctx.step: replay the memoized output, or execute `fn` under the retry policy and checkpoint its
+ * output exactly once. The output is encoded before the checkpoint (json-value.ts): a value JSON
+ * cannot hold, or one over the limit, fails the step at once; the value returned is the JSON round
+ * trip, the same a replay returns. Failed executions are counted in the store (`retry:<key>`).
+ */
+export async function runStep<T>(
+  attempt: Attempt,
+  rawKey: string,
+  fn: (scope: StepScope) => Promise<T> | T,
+  options?: StepOptions,
+): Promise<T> {
+  const key = checkKey(rawKey, "ctx.step key");
+  if (typeof fn !== "function") throw new WorkflowMisuse("invalid_argument", `ctx.step("${key}") needs a function`);
+  attempt.ensureLive();
+  attempt.claimKey(key);
+  const { deps } = attempt;
+  const op = deps.history.enter(key);
+  try {
+    const recorded = deps.state.steps.get(key);
+    if (recorded) return recorded.value as T;
+    const policy = resolveRetryPolicy(deps.retry, options);
+    const timeoutMs = options?.timeoutMs === undefined ? undefined : checkMs(options.timeoutMs, `ctx.step("${key}") timeoutMs`);
+    const retryState = deps.state.steps.get(`retry:${key}`)?.value as StepRetryState | undefined;
+    let failures = retryState?.failures ?? 0;
+    if (failures >= policy.maxAttempts) throw exhausted(attempt, key, failures, retryState);
+    if (retryState) await waitUntil(attempt, Date.parse(retryState.retryAt));
+    attempt.currentStep = key;
+    for (;;) {
+      attempt.ensureLive();
+      const execution = failures + 1;
+      let output: T;
+      try {
+        output = await executeBody(attempt, key, fn, execution, timeoutMs);
+      } catch (error) {
+        if (attempt.ended || attempt.suspended || deps.signal.aborted) throw error;
+        failures = execution;
+        attempt.lastStepFailure = { error, step: key, stepAttempt: execution };
+        if (!isRetryable(error, policy) || failures >= policy.maxAttempts) throw error;
+        await backOff(attempt, key, failures, error, policy);
+        continue;
+      }
+      attempt.ensureLive();
+      let encoded: ReturnType<typeof encodeJson>;
+      try {
+        encoded = encodeJson(output, `step "${key}" output`, deps.limits.stepOutputBytes);
+      } catch (error) {
+        attempt.lastStepFailure = { error, step: key, stepAttempt: execution };
+        throw error;
+      }
+      const held = await attempt.store(() =>
+        checkpointStep(deps.sql, deps.lease, { key, outputJson: encoded.text, seq: op.seq }),
+      );
+      if (!held) throw new LeaseLost("lease lost");
+      deps.state.steps.set(key, { value: encoded.value, seq: op.seq });
+      return encoded.value as T;
+    }
+  } finally {
+    op.done();
+    if (attempt.currentStep === key) attempt.currentStep = undefined;
+  }
+}
+
+/**
+ * One execution of the body, with its own AbortSignal: it fires on the step's timeout and whenever
+ * the attempt's signal fires. The wait ends at the first of the three — a body that ignores its
+ * signal keeps running in the background, but it no longer holds the run (or a worker slot).
+ */
+async function executeBody<T>(
+  attempt: Attempt,
+  key: string,
+  fn: (scope: StepScope) => Promise<T> | T,
+  execution: number,
+  timeoutMs: number | undefined,
+): Promise<T> {
+  const outer = attempt.deps.signal;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      controller.abort(outer.reason);
+      reject(abortReason(outer));
+    };
+    outer.addEventListener("abort", onAbort, { once: true });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        const error = new StepTimeout(`step "${key}" timed out after ${timeoutMs} ms`);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    }
+  });
+  const body = Promise.resolve().then(() => fn({ signal: controller.signal, attempt: execution }));
+  // Whichever loses the race must not surface later as an unhandled rejection.
+  body.catch(() => {});
+  stopped.catch(() => {});
+  try {
+    return await Promise.race([body, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) outer.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Records the failure durably, then waits out the backoff in the worker or parks the run. */
+async function backOff(attempt: Attempt, key: string, failures: number, error: unknown, policy: ResolvedRetryPolicy) {
+  const { deps } = attempt;
+  const delayMs = backoffDelayMs(policy, failures);
+  const park = delayMs >= PARK_BACKOFF_MS;
+  const e = error instanceof Error ? error : new Error(String(error));
+  const outcome = await attempt.store(() =>
+    recordStepFailure(deps.sql, deps.lease, {
+      key,
+      failures,
+      error: { name: e.name, message: e.message.slice(0, 2_000) },
+      delayMs,
+      park,
+    }),
+  );
+  if (!outcome.held) throw new LeaseLost("lease lost");
+  if (park) throw attempt.park(new RunSuspended(`step "${key}" retries at ${outcome.retryAt.toISOString()}`));
+  await delay(delayMs, deps.signal);
+}
+
+/** The stored retry state says every execution failed already (the crash came before the run failed). */
+function exhausted(attempt: Attempt, key: string, failures: number, state: StepRetryState | undefined): Error {
+  const last = state?.lastError;
+  const error = new Error(last?.message ?? `step "${key}" failed ${failures} times`);
+  if (last?.name) error.name = last.name;
+  attempt.lastStepFailure = { error, step: key, stepAttempt: failures };
+  return error;
+}
+
+/** Waits until a database-clock instant (a backoff that was running when the last attempt ended). */
+async function waitUntil(attempt: Attempt, at: number) {
+  const remaining = at - attempt.deps.clock.now();
+  if (remaining > 0) await delay(remaining, attempt.deps.signal);
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,68 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { coerceError, UnhandledWorkflowError } from "./errors";
+import type { Logger } from "./logger";
+
+/** The attempt whose workflow code is running: the async context that errors are traced back to. */
+type AttemptScope = { runId: string; fail(error: UnhandledWorkflowError): void };
+
+const scopes = new AsyncLocalStorage<AttemptScope>();
+
+/** Runs workflow code so that an error it leaks to the process can be traced back to its attempt. */
+export function runInAttemptScope<T>(scope: AttemptScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+let installed: { count: number; remove(): void } | undefined;
+
+/**
+ * The worker's last-resort handlers: an unhandled rejection or uncaught exception raised by workflow
+ * code (a promise it never awaited, a timer callback that throws) fails that code's attempt — the
+ * run ends `failed` with cause `unhandled_error` — instead of exiting the process and every other
+ * run in it (DESIGN.md section 2). An unhandled rejection from anywhere else is logged and the
+ * worker keeps serving; an uncaught exception from anywhere else keeps Node's default (exit), unless
+ * the embedding program installed its own handler. Installed once per process, by reference count.
+ */
+export function installLastResortHandlers(logger: Logger): () => void {
+  if (!installed) {
+    const onRejection = (reason: unknown) => {
+      const scope = scopes.getStore();
+      const error = coerceError(reason);
+      if (scope) {
+        logger.error("unhandled rejection in workflow code; failing its attempt", { runId: scope.runId, error: error.message });
+        scope.fail(new UnhandledWorkflowError(`unhandled rejection in workflow code: ${error.message}`));
+      } else logger.error("unhandled rejection outside any run (the worker keeps running)", { error: error.message });
+    };
+    const onException = (thrown: unknown) => {
+      const scope = scopes.getStore();
+      const error = coerceError(thrown);
+      if (scope) {
+        logger.error("uncaught exception in workflow code; failing its attempt", { runId: scope.runId, error: error.message });
+        scope.fail(new UnhandledWorkflowError(`uncaught exception in workflow code: ${error.message}`));
+        return;
+      }
+      logger.error("uncaught exception", { error: error.message, stack: error.stack });
+      if (process.listenerCount("uncaughtException") === 1) process.exit(1);
+    };
+    process.on("unhandledRejection", onRejection);
+    process.on("uncaughtException", onException);
+    installed = {
+      count: 0,
+      remove() {
+        process.off("unhandledRejection", onRejection);
+        process.off("uncaughtException", onException);
+      },
+    };
+  }
+  const handlers = installed;
+  handlers.count += 1;
+  let removed = false;
+  return () => {
+    if (removed) return;
+    removed = true;
+    handlers.count -= 1;
+    if (handlers.count === 0) {
+      handlers.remove();
+      if (installed === handlers) installed = undefined;
+    }
+  };
+}

@@ -1,0 +1,100 @@
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countLoginThrottleRows, purgeLoginThrottle, reserveLoginAttempt } from "../../db/queries/login-throttle";
+import { authenticateOperator, LOGIN_THROTTLE } from "../../lib/auth";
+import { freshDatabase } from "../helpers/db";
+import { makeOperator } from "../ui/helpers";
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+/** Ends every lock now, as if its time had passed. */
+const expireLocks = () =>
+  sql`UPDATE login_throttle SET locked_until = now() - interval '1 second' WHERE locked_until IS NOT NULL`;
+
+describe("sign-in throttling that holds (H1)", () => {
+  it("evaluates no more attempts than the limit when they arrive at once (before: every one of them)", async () => {
+    const op = await makeOperator(sql, "admin", [], "right-password-3");
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        authenticateOperator(sql, { email: op.email, password: "bad", clientAddress: "10.3.0.1" }),
+      ),
+    );
+    const evaluated = results.filter((r) => !r.ok && r.reason === "invalid").length;
+    expect(evaluated).toBeLessThanOrEqual(LOGIN_THROTTLE.pair.limit);
+    expect(results.filter((r) => !r.ok && r.reason === "throttled").length).toBeGreaterThanOrEqual(
+      30 - LOGIN_THROTTLE.pair.limit,
+    );
+  });
+
+  it("counts each concurrent reservation once (the upsert serialises on the row)", async () => {
+    const policy = { limit: 3, windowMs: 60_000, baseLockMs: 60_000, maxLockMs: 60_000 };
+    const reservations = await Promise.all(Array.from({ length: 25 }, () => reserveLoginAttempt(sql, "test:burst", policy)));
+    expect(reservations.filter((r) => r.allowed)).toHaveLength(3);
+  });
+
+  it("doubles the lock each time and caps it", async () => {
+    const policy = { limit: 1, windowMs: 60_000, baseLockMs: 10_000, maxLockMs: 35_000 };
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect((await reserveLoginAttempt(sql, "test:backoff", policy)).allowed).toBe(true); // the limit-th is evaluated, and locks
+      const refused = await reserveLoginAttempt(sql, "test:backoff", policy);
+      if (refused.allowed) throw new Error("expected a lock");
+      waits.push(refused.retryAfterSeconds);
+      await sql`UPDATE login_throttle SET locked_until = now() - interval '1 second' WHERE key = 'test:backoff'`;
+    }
+    expect(waits).toEqual([10, 20, 35, 35]);
+  });
+
+  it("does not lock the right person out: an attacker's address locks its own pair first, and locks end", async () => {
+    const op = await makeOperator(sql, "admin", [], "right-password-4");
+    for (let i = 0; i < LOGIN_THROTTLE.pair.limit + 2; i++) {
+      await authenticateOperator(sql, { email: op.email, password: "guess", clientAddress: "203.0.113.66" });
+    }
+    const fromAttacker = await authenticateOperator(sql, {
+      email: op.email,
+      password: "right-password-4",
+      clientAddress: "203.0.113.66",
+    });
+    expect(fromAttacker).toMatchObject({ ok: false, reason: "throttled" });
+    const fromOwner = await authenticateOperator(sql, {
+      email: op.email,
+      password: "right-password-4",
+      clientAddress: "192.0.2.10",
+    });
+    expect(fromOwner.ok).toBe(true);
+    await expireLocks();
+    const later = await authenticateOperator(sql, {
+      email: op.email,
+      password: "right-password-4",
+      clientAddress: "203.0.113.66",
+    });
+    expect(later.ok).toBe(true);
+  });
+
+  it("refuses over-long emails and passwords before any hashing", async () => {
+    const started = Date.now();
+    const outcome = await authenticateOperator(sql, {
+      email: `${"a".repeat(400)}@x.test`,
+      password: "p".repeat(10_000),
+      clientAddress: null,
+    });
+    expect(outcome).toEqual({ ok: false, reason: "invalid" });
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it("keeps the table bounded: idle rows are purged (before: never)", async () => {
+    await sql`INSERT INTO login_throttle (key, failures, updated_at)
+              SELECT 'email:spray-' || g || '@x.test', 1, now() - interval '2 days' FROM generate_series(1, 2000) g`;
+    await purgeLoginThrottle(sql, LOGIN_THROTTLE.idleMs);
+    expect(await countLoginThrottleRows(sql)).toBeLessThan(50);
+  });
+});
