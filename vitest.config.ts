@@ -46,7 +46,9 @@ export default defineConfig({
           name: "integration",
           include: ["tests/**/*.test.ts"],
           globalSetup: ["tests/helpers/global-setup.ts"],
-          testTimeout: 60_000,
+          // Bounds on how long a failure takes, never on how fast a pass must be: CPU-bound tests
+          // (scrypt sign-ins, process start-ups) take several times longer on a loaded 2-core machine.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },

@@ -31,7 +31,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-function describe(error: ErrorObject): string {
+function describeError(error: ErrorObject): string {
   const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";
   if (error.keyword === "required") {
     const field = (error.params as { missingProperty: string }).missingProperty;
@@ -59,5 +59,5 @@ export function validateArguments(
   const value = structuredClone(args);
   if (validate(value)) return { ok: true, value };
   const first = validate.errors?.[0];
-  return { ok: false, message: `Invalid arguments for ${toolName}: ${first ? describe(first) : "invalid"}` };
+  return { ok: false, message: `Invalid arguments for ${toolName}: ${first ? describeError(first) : "invalid"}` };
 }

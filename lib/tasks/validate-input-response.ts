@@ -37,7 +37,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction | undef
   return validate;
 }
 
-function describe(error: ErrorObject): string {
+function describeError(error: ErrorObject): string {
   const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";
   if (error.keyword === "required")
     return `${at ? `${at}.` : ""}${(error.params as { missingProperty: string }).missingProperty}: required`;
@@ -66,6 +66,6 @@ export function validateInputResponse(key: string, request: InputRequest, respon
   const first = validate.errors?.[0];
   return {
     ok: false,
-    message: `Invalid answer to input request "${key}": ${first ? describe(first) : "does not match the form"}`,
+    message: `Invalid answer to input request "${key}": ${first ? describeError(first) : "does not match the form"}`,
   };
 }

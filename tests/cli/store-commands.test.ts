@@ -195,7 +195,7 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
     );
     expect(created).toMatchObject({ email: "ops@example.com", role: "operator", tenants: ["t-cli"] });
     const row = await findOperatorByEmail(db.sql, "ops@example.com");
-    expect(row?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(row?.password_hash).toMatch(/^scrypt\$16384\$8\$5\$/);
     expect(await verifyPassword("correct horse battery", row?.password_hash as string)).toBe(true);
     const members = await db.sql`SELECT count(*)::int AS n FROM operator_tenants WHERE operator_id = ${row?.id as string}`;
     expect(members[0]?.n).toBe(1);
