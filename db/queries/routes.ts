@@ -21,10 +21,29 @@ export type RouteRow = {
   sync_deadline_ms: number;
   disabled_at: Date | null;
   created_at: Date;
+  /** A cron schedule on which the scheduler starts this route's workflow (lib/schedules), or null. */
+  schedule_cron: string | null;
+  schedule_timezone: string | null;
+  schedule_catch_up: "skip" | "one";
+  schedule_input: Record<string, unknown> | null;
 };
 
+/** A route revision's schedule (null: none). */
+export type RouteSchedule = { cron: string; timezone: string; catchUp: "skip" | "one"; input: Record<string, unknown> };
+
+export function scheduleOf(route: RouteRow): RouteSchedule | null {
+  if (!route.schedule_cron) return null;
+  return {
+    cron: route.schedule_cron,
+    timezone: route.schedule_timezone ?? "UTC",
+    catchUp: route.schedule_catch_up,
+    input: route.schedule_input ?? {},
+  };
+}
+
 const COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
-  definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at`;
+  definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at,
+  schedule_cron, schedule_timezone, schedule_catch_up, schedule_input`;
 
 export type NewRouteRevision = {
   tenantId: string;
@@ -40,6 +59,7 @@ export type NewRouteRevision = {
   maxTtlMs?: number | null;
   syncDeadlineMs?: number;
   disabled?: boolean;
+  schedule?: RouteSchedule | null;
 };
 
 /**
@@ -49,9 +69,10 @@ export type NewRouteRevision = {
 export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevision): Promise<RouteRow> {
   const rows = await sql.unsafe<RouteRow[]>(
     `INSERT INTO routes (tenant_id, tool_name, revision, workflow_name, workflow_version, title, description,
-                         input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at, definition_revision, preflight)
+                         input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at, definition_revision, preflight,
+                         schedule_cron, schedule_timezone, schedule_catch_up, schedule_input)
      SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END,
-            $12, $13::text::jsonb
+            $12, $13::text::jsonb, $14, $15, $16, $17::text::jsonb
      FROM routes WHERE tenant_id = $1 AND tool_name = $2
      RETURNING ${COLUMNS}`,
     [
@@ -68,6 +89,10 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
       route.disabled ?? false,
       route.definitionRevision ?? null,
       route.preflight ? jsonParam(route.preflight) : null,
+      route.schedule?.cron ?? null,
+      route.schedule?.timezone ?? null,
+      route.schedule?.catchUp ?? "skip",
+      route.schedule ? jsonParam(route.schedule.input) : null,
     ],
   );
   return rows[0] as RouteRow;
@@ -90,6 +115,15 @@ export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName
   );
   const route = rows[0];
   return route && !route.disabled_at ? route : undefined;
+}
+
+/** The newest revision of a tool, enabled or not. */
+export async function findLatestRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
+  const rows = await sql.unsafe<RouteRow[]>(
+    `SELECT ${COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
+    [tenantId, toolName],
+  );
+  return rows[0];
 }
 
 /** Every revision (for the CLI and UI), newest first per tool. */
@@ -120,6 +154,7 @@ export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: s
     inputSchema: current.input_schema,
     definitionRevision: current.definition_revision,
     preflight: current.preflight,
+    schedule: scheduleOf(current),
     taskSupport: current.task_support,
     maxTtlMs: current.max_ttl_ms,
     syncDeadlineMs: current.sync_deadline_ms,

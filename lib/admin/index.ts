@@ -18,6 +18,7 @@ export type { CreatedOperator } from "./operators";
 export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
 export { parseInput } from "./parse-input";
 export { changeOwnPassword, resetOperatorPassword, ZChangePassword, ZResetPassword } from "./passwords";
+export { checkSchedule, describeSchedule, setRouteSchedule, ZRouteSchedule, ZSetRouteSchedule } from "./route-schedule";
 export type { InputSchemaSource, ResolveDefinition, RouteDefinition, RouteDeps, SavedRoute } from "./routes";
 export {
   definitionsFromRegistry,

@@ -6,13 +6,20 @@ import {
   type WorkflowRegistry,
 } from "@runifold/sdk";
 import { z } from "zod";
-import { disableRoute as appendDisabledRevision, insertRouteRevision, type RouteRow } from "../../db/queries/routes";
+import {
+  disableRoute as appendDisabledRevision,
+  findLatestRoute,
+  insertRouteRevision,
+  type RouteRow,
+  scheduleOf,
+} from "../../db/queries/routes";
 import { findTenantById } from "../../db/queries/tenants";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
 import { conflictOnDuplicate } from "./conflicts";
 import { parseInput } from "./parse-input";
+import { checkSchedule } from "./route-schedule";
 import {
   descriptionRule,
   idRule,
@@ -110,6 +117,11 @@ export async function saveRoute(deps: RouteDeps, input: z.input<typeof ZSaveRout
   const definition = await deps.resolveDefinition(params.workflowName, params.workflowVersion);
   if (!definition && !params.inputSchema && !params.allowUnpublished) throw new UnpublishedWorkflowError(key);
   const inputSchemaFrom: InputSchemaSource = params.inputSchema ? "caller" : definition ? "definition" : "unpublished";
+  const inputSchema = params.inputSchema ?? definition?.inputSchema ?? { type: "object" };
+  // A revision keeps the tool's schedule; its input must still fit the new revision's schema.
+  const previous = await findLatestRoute(deps.sql, tenant.id, params.toolName);
+  const carried = previous ? scheduleOf(previous) : null;
+  const schedule = carried ? checkSchedule({ tool_name: params.toolName, input_schema: inputSchema }, carried) : null;
   const route = await conflictOnDuplicate(
     () =>
       insertRouteRevision(deps.sql, {
@@ -119,7 +131,8 @@ export async function saveRoute(deps: RouteDeps, input: z.input<typeof ZSaveRout
         workflowVersion: params.workflowVersion,
         title: params.title || definition?.title || null,
         description: params.description || definition?.description || "",
-        inputSchema: params.inputSchema ?? definition?.inputSchema ?? { type: "object" },
+        inputSchema,
+        schedule,
         // Preflight requests belong to the workflow, not to its schema: copied whatever the schema's source.
         preflight: definition && Object.keys(definition.preflight).length > 0 ? definition.preflight : null,
         definitionRevision: definition?.revision ?? null,

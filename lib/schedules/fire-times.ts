@@ -43,3 +43,8 @@ export function dueFireTime(
   const fire = schedule.catchUp === "one" || recent ? latest : undefined;
   return { fire, cursor: latest };
 }
+
+/** The next `count` fire times of a schedule after `from` (route page and `routes schedule --preview`). */
+export function nextFireTimes(schedule: Schedule, count: number, from = new Date()): Date[] {
+  return new Cron(schedule.cron, { timezone: schedule.timezone, paused: true }).nextRuns(count, from);
+}

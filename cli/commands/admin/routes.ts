@@ -1,5 +1,12 @@
-import { listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
-import { definitionsFromStore, disableRoute, saveRoute, UnpublishedWorkflowError } from "../../../lib/admin";
+import { findLatestRoute, listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
+import {
+  definitionsFromStore,
+  describeSchedule,
+  disableRoute,
+  saveRoute,
+  setRouteSchedule,
+  UnpublishedWorkflowError,
+} from "../../../lib/admin";
 import { CliError, intOption, option, parseJsonOption, positionals, requiredOption } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -69,14 +76,16 @@ registerCommand({
           return saveRoute({ ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) }, { ...request, tenantId }).catch(
             (error: unknown) => {
               if (error instanceof UnpublishedWorkflowError)
-                throw new CliError(`This build does not ship ${error.workflowKey}; pass --allow-unpublished to bind it anyway.`);
+                throw new CliError(
+                  `No worker has published ${error.workflowKey} (see \`runifold definitions list\`); pass --allow-unpublished to bind it anyway.`,
+                );
               throw error;
             },
           );
         });
         if (inputSchemaFrom === "unpublished") {
           io.stderr.write(
-            `warning: this build does not ship ${request.workflowName}@${request.workflowVersion}; the tool accepts any object as input\n`,
+            `warning: no worker has published ${request.workflowName}@${request.workflowVersion}; the tool accepts any object as input\n`,
           );
         }
         if (parsed.flags.has("json")) printJson(io, route);
@@ -112,7 +121,7 @@ registerCommand({
         else {
           printTable(
             io,
-            ["TENANT", "TOOL", "REV", "WORKFLOW", "TASK SUPPORT", "STATE", "CREATED"],
+            ["TENANT", "TOOL", "REV", "WORKFLOW", "TASK SUPPORT", "STATE", "SCHEDULE", "CREATED"],
             shown.map((r) => [
               r.tenant_slug,
               r.tool_name,
@@ -120,6 +129,7 @@ registerCommand({
               `${r.workflow_name}@${r.workflow_version}`,
               r.task_support,
               r.disabled_at ? "disabled" : "active",
+              r.schedule_cron ? `${r.schedule_cron} (${r.schedule_timezone ?? "UTC"}, catch-up ${r.schedule_catch_up})` : "-",
               isoOrDash(r.created_at),
             ]),
           );
@@ -145,6 +155,71 @@ registerCommand({
         );
         if (parsed.flags.has("json")) printJson(io, route);
         else print(io.stdout, `Disabled ${describeRoute(route)}`);
+        return EXIT.completed;
+      },
+    },
+    {
+      name: "schedule",
+      args: "",
+      summary: "Set, clear or preview a tool's cron schedule (a new revision; one scheduler fires it)",
+      options: [
+        { name: "tenant", value: "slug", description: "The tenant's slug", required: true },
+        { name: "tool", value: "name", description: "MCP tool name", required: true },
+        { name: "cron", value: "expr", description: '5 or 6 cron fields, e.g. "0 9 * * 1-5"' },
+        { name: "timezone", value: "tz", description: "IANA timezone (default UTC)" },
+        { name: "catch-up", value: "policy", description: "After downtime: skip missed fire times (default) or fire one run" },
+        { name: "input", value: "JSON", description: "Tool arguments each scheduled run starts with (default {})" },
+        { name: "clear", description: "Remove the schedule" },
+        { name: "preview", value: "n", description: "Only print the next n fire times of the current schedule" },
+        JSON_FLAG,
+      ],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const slug = requiredOption(parsed, "tenant");
+        const toolName = requiredOption(parsed, "tool");
+        const cron = option(parsed, "cron");
+        const preview = intOption(parsed, "preview", { min: 1, max: 100 });
+        const clear = parsed.flags.has("clear");
+        if ([cron !== undefined, clear, preview !== undefined].filter(Boolean).length !== 1) {
+          throw new CliError("pass exactly one of --cron, --clear or --preview");
+        }
+        if (preview !== undefined) {
+          const route = await withDatabase(io, async (sql) => {
+            const found = await findLatestRoute(sql, (await requireTenant(sql, slug)).id, toolName);
+            if (!found) throw new CliError(`No tool "${toolName}" for tenant ${slug}`);
+            return found;
+          });
+          const described = describeSchedule(route, preview);
+          if (parsed.flags.has("json")) printJson(io, described);
+          else if (!described) print(io.stdout, `${toolName} has no schedule`);
+          else {
+            print(io.stdout, `${described.cron} (${described.timezone}, catch-up ${described.catchUp}); next fire times:`);
+            for (const at of described.next) print(io.stdout, `  ${at}`);
+          }
+          return EXIT.completed;
+        }
+        const input = option(parsed, "input");
+        const schedule = clear
+          ? null
+          : {
+              cron: cron as string,
+              timezone: option(parsed, "timezone"),
+              catchUp: option(parsed, "catch-up") as "skip" | "one" | undefined,
+              input: input === undefined ? undefined : (parseJsonOption(input, "--input") as Record<string, unknown>),
+            };
+        const route = await withAdmin(io, async (ctx) =>
+          setRouteSchedule(ctx, { tenantId: (await requireTenant(ctx.sql, slug)).id, toolName, schedule }),
+        );
+        if (parsed.flags.has("json")) printJson(io, route);
+        else {
+          const described = describeSchedule(route, 3);
+          print(
+            io.stdout,
+            described
+              ? `Scheduled ${describeRoute(route)}: ${described.cron} (${described.timezone}); next ${described.next.join(", ")}`
+              : `Cleared the schedule of ${describeRoute(route)}`,
+          );
+        }
         return EXIT.completed;
       },
     },

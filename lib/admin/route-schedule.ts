@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { findLatestRoute, insertRouteRevision, type RouteRow, type RouteSchedule, scheduleOf } from "../../db/queries/routes";
+import { findTenantById } from "../../db/queries/tenants";
+import { AppError } from "../errors";
+import { CATCH_UP_POLICIES, nextFireTimes, parseSchedule } from "../schedules";
+import { validateArguments } from "../tasks";
+import type { AdminContext } from "./actor";
+import { audit } from "./audit";
+import { conflictOnDuplicate } from "./conflicts";
+import { parseInput } from "./parse-input";
+import { idRule, toolNameRule } from "./rules";
+
+export const ZRouteSchedule = z.object({
+  cron: z.string().trim().min(1, "A cron expression such as 0 9 * * 1-5").max(200),
+  timezone: z.string().trim().max(100).optional(),
+  catchUp: z.enum(CATCH_UP_POLICIES as ["skip", "one"]).optional(),
+  /** The tool arguments each scheduled run starts with; checked against the route's input schema. */
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ZSetRouteSchedule = z.object({
+  tenantId: idRule,
+  toolName: toolNameRule,
+  /** null clears the schedule. */
+  schedule: ZRouteSchedule.nullable(),
+});
+
+/**
+ * The schedule a route revision may carry, checked as the scheduler will use it: a cron croner
+ * parses in a real timezone, and input the route's input schema accepts (a schedule whose runs
+ * would all be refused is refused now instead).
+ */
+export function checkSchedule(
+  route: Pick<RouteRow, "tool_name" | "input_schema">,
+  input: z.infer<typeof ZRouteSchedule>,
+): RouteSchedule {
+  let parsed: ReturnType<typeof parseSchedule>;
+  try {
+    parsed = parseSchedule({ cron: input.cron, timezone: input.timezone, catchUp: input.catchUp });
+  } catch (error) {
+    throw new AppError("bad_request", (error as Error).message);
+  }
+  const args = validateArguments(route.tool_name, route.input_schema, input.input ?? {});
+  if (!args.ok) throw new AppError("bad_request", `schedule input: ${args.message}`);
+  return { ...parsed, input: input.input ?? {} };
+}
+
+/**
+ * Sets or clears a tool's schedule as a new immutable revision copying the current one (runs keep
+ * the revision they started under). One fenced scheduler fires it (lib/schedules).
+ */
+export async function setRouteSchedule(ctx: AdminContext, input: z.input<typeof ZSetRouteSchedule>): Promise<RouteRow> {
+  const params = parseInput(ZSetRouteSchedule, input);
+  const tenant = await findTenantById(ctx.sql, params.tenantId);
+  if (!tenant) throw new AppError("not_found");
+  const current = await findLatestRoute(ctx.sql, tenant.id, params.toolName);
+  if (!current) throw new AppError("not_found", `No tool "${params.toolName}" for tenant ${tenant.slug}`);
+  const schedule = params.schedule ? checkSchedule(current, params.schedule) : null;
+  const route = await conflictOnDuplicate(
+    () =>
+      insertRouteRevision(ctx.sql, {
+        tenantId: tenant.id,
+        toolName: current.tool_name,
+        workflowName: current.workflow_name,
+        workflowVersion: current.workflow_version,
+        title: current.title,
+        description: current.description,
+        inputSchema: current.input_schema,
+        definitionRevision: current.definition_revision,
+        preflight: current.preflight,
+        taskSupport: current.task_support,
+        maxTtlMs: current.max_ttl_ms,
+        syncDeadlineMs: current.sync_deadline_ms,
+        disabled: current.disabled_at !== null,
+        schedule,
+      }),
+    "Someone else revised this tool at the same moment; try again.",
+  );
+  await audit(ctx, schedule ? "route.schedule.set" : "route.schedule.clear", {
+    tenantId: tenant.id,
+    tool: route.tool_name,
+    revision: route.revision,
+    ...(schedule ? { cron: schedule.cron, timezone: schedule.timezone, catchUp: schedule.catchUp } : {}),
+  });
+  return route;
+}
+
+/** What the route page and `routes schedule --preview` show: the schedule and its next fire times. */
+export function describeSchedule(route: RouteRow, count = 5, from = new Date()): (RouteSchedule & { next: string[] }) | null {
+  const schedule = scheduleOf(route);
+  if (!schedule) return null;
+  try {
+    return { ...schedule, next: nextFireTimes(schedule, count, from).map((at) => at.toISOString()) };
+  } catch {
+    return { ...schedule, next: [] };
+  }
+}
