@@ -51,6 +51,13 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
                 </span>
               )}
             </div>
+            {route.schedule && (
+              <p className="mt-1 text-xs text-slate-600" data-schedule={route.schedule.cron}>
+                Scheduled <span className="font-mono">{route.schedule.cron}</span> ({route.schedule.timezone}, catch-up{" "}
+                {route.schedule.catchUp}); next:{" "}
+                {route.schedule.next.map((at) => new Date(at).toLocaleString()).join(" · ") || "—"}
+              </p>
+            )}
             {(route.title || route.description) && (
               <p className="mt-1 text-sm text-slate-600">
                 {route.title && <strong className="font-medium">{route.title}. </strong>}

@@ -1,7 +1,7 @@
 import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
-import { listPublishedDefinitions } from "../../admin";
+import { describeSchedule, listPublishedDefinitions } from "../../admin";
 import type { Operator } from "../../auth";
 import { listOnlineWorkers } from "../../tasks";
 import { listVisibleTenants } from "./tenants";
@@ -21,6 +21,8 @@ export type RouteItem = {
   /** Online workers serving the exact workflow version. */
   servedBy: number;
   inputSchema: Record<string, unknown>;
+  /** The cron schedule this revision carries and its next fire times (null: none). */
+  schedule: { cron: string; timezone: string; catchUp: "skip" | "one"; next: string[] } | null;
   /** The published definition revision bound (null: bound unpublished). */
   definitionRevision: number | null;
   createdAt: string;
@@ -69,6 +71,7 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
       servedBy: workers.filter((worker) => worker.workflows.includes(workflowKey)).length,
       inputSchema: row.input_schema,
       definitionRevision: row.definition_revision,
+      schedule: scheduleView(row),
       createdAt: new Date(row.created_at).toISOString(),
     });
   }
@@ -77,4 +80,11 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
     tenants: tenants.map((t) => ({ id: t.id, slug: t.slug })),
     knownWorkflows: definitions.map((d) => ({ name: d.name, version: d.version, revision: d.revision, servedBy: d.servedBy })),
   };
+}
+
+function scheduleView(row: RouteRow): RouteItem["schedule"] {
+  const described = describeSchedule(row, 3);
+  return described
+    ? { cron: described.cron, timezone: described.timezone, catchUp: described.catchUp, next: described.next }
+    : null;
 }
