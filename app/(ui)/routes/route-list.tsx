@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
-import { dangerButtonClass, Empty, secondaryButtonClass } from "../_components/ui";
+import { dangerButtonClass, Empty, secondaryButtonClass, Time } from "../_components/ui";
 import { disableRoute } from "../actions";
 
 export function RouteList({ routes }: { routes: RouteItem[] }) {
