@@ -17,7 +17,7 @@ export async function readDiagnosis(
   if (!isUuid(params.taskId)) return undefined;
   const [run] = await sql.unsafe(
     `SELECT r.status, r.workflow_key, r.created_at, r.updated_at, r.finished_at, r.wait_detail, r.lease_owner, r.lease_expires_at,
-            r.status_message,
+            r.status_message, r.failure,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,
             (SELECT coalesce(jsonb_agg(i.key ORDER BY i.key), '[]'::jsonb) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL) AS pending,
             ${TERMINAL_PAYLOAD_SQL} AS terminal
@@ -28,7 +28,7 @@ export async function readDiagnosis(
   const workers = await sql.unsafe<{ id: string; workflows: string[] }[]>(
     `SELECT w.id, w.workflows FROM worker_registrations w WHERE ${ONLINE_WORKER_SQL}`,
   );
-  return diagnoseTask(
+  const diagnosis = diagnoseTask(
     {
       status: run.status,
       workflowKey: run.workflow_key,
@@ -46,4 +46,17 @@ export async function readDiagnosis(
     workers,
     now,
   );
+  // The stored failure cause is for operators only (MCP clients get its code, never its message).
+  const failure = run.failure as { code: string; message: string; step?: string; stepAttempt?: number; attempt: number } | null;
+  if (failure) {
+    const where = [
+      failure.step ? `step ${failure.step}` : "",
+      failure.stepAttempt ? `execution ${failure.stepAttempt}` : "",
+      `attempt ${failure.attempt}`,
+    ]
+      .filter(Boolean)
+      .join(", ");
+    diagnosis.notes.push(`failure cause: ${failure.code}: ${failure.message} (${where})`);
+  }
+  return diagnosis;
 }
