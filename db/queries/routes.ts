@@ -138,15 +138,17 @@ export async function listRouteRevisions(sql: SqlHandle, tenantId?: string): Pro
 }
 
 /**
- * Disables a tool by appending a disabled copy of its current revision (routes are immutable, and
- * runs keep pointing at the revision they were created under). Undefined when the tool is not active.
+ * Appends a revision that copies `current` with `changes` applied (routes are immutable, and runs
+ * keep pointing at the revision they were created under).
  */
-export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
-  const current = await findActiveRoute(sql, tenantId, toolName);
-  if (!current) return undefined;
+export async function appendRevisedCopy(
+  sql: SqlHandle,
+  current: RouteRow,
+  changes: Partial<Pick<NewRouteRevision, "disabled" | "schedule">>,
+): Promise<RouteRow> {
   return insertRouteRevision(sql, {
-    tenantId,
-    toolName,
+    tenantId: current.tenant_id,
+    toolName: current.tool_name,
     workflowName: current.workflow_name,
     workflowVersion: current.workflow_version,
     title: current.title,
@@ -158,6 +160,14 @@ export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: s
     taskSupport: current.task_support,
     maxTtlMs: current.max_ttl_ms,
     syncDeadlineMs: current.sync_deadline_ms,
-    disabled: true,
+    disabled: current.disabled_at !== null,
+    ...changes,
   });
+}
+
+/** Disables a tool by appending a disabled copy of its current revision. Undefined when the tool is not active. */
+export async function disableRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
+  const current = await findActiveRoute(sql, tenantId, toolName);
+  if (!current) return undefined;
+  return appendRevisedCopy(sql, current, { disabled: true });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findLatestRoute, insertRouteRevision, type RouteRow, type RouteSchedule, scheduleOf } from "../../db/queries/routes";
+import { appendRevisedCopy, findLatestRoute, type RouteRow, type RouteSchedule, scheduleOf } from "../../db/queries/routes";
 import { findTenantById } from "../../db/queries/tenants";
 import { AppError } from "../errors";
 import { CATCH_UP_POLICIES, nextFireTimes, parseSchedule } from "../schedules";
@@ -57,23 +57,7 @@ export async function setRouteSchedule(ctx: AdminContext, input: z.input<typeof 
   if (!current) throw new AppError("not_found", `No tool "${params.toolName}" for tenant ${tenant.slug}`);
   const schedule = params.schedule ? checkSchedule(current, params.schedule) : null;
   const route = await conflictOnDuplicate(
-    () =>
-      insertRouteRevision(ctx.sql, {
-        tenantId: tenant.id,
-        toolName: current.tool_name,
-        workflowName: current.workflow_name,
-        workflowVersion: current.workflow_version,
-        title: current.title,
-        description: current.description,
-        inputSchema: current.input_schema,
-        definitionRevision: current.definition_revision,
-        preflight: current.preflight,
-        taskSupport: current.task_support,
-        maxTtlMs: current.max_ttl_ms,
-        syncDeadlineMs: current.sync_deadline_ms,
-        disabled: current.disabled_at !== null,
-        schedule,
-      }),
+    () => appendRevisedCopy(ctx.sql, current, { schedule }),
     "Someone else revised this tool at the same moment; try again.",
   );
   await audit(ctx, schedule ? "route.schedule.set" : "route.schedule.clear", {
