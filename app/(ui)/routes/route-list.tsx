@@ -55,7 +55,13 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
               <p className="mt-1 text-xs text-slate-600" data-schedule={route.schedule.cron}>
                 Scheduled <span className="font-mono">{route.schedule.cron}</span> ({route.schedule.timezone}, catch-up{" "}
                 {route.schedule.catchUp}); next:{" "}
-                {route.schedule.next.map((at) => new Date(at).toLocaleString()).join(" · ") || "—"}
+                {route.schedule.next.length === 0
+                  ? "—"
+                  : route.schedule.next.map((at) => (
+                      <span key={at} className="mr-2">
+                        <Time iso={at} />
+                      </span>
+                    ))}
               </p>
             )}
             {(route.title || route.description) && (
