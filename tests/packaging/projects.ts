@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../helpers/processes";
 
@@ -70,15 +72,19 @@ export type Tarballs = { sdk: string; client: string };
 
 /**
  * `npm pack -w @runifold/sdk -w @runifold/client` from the repository root, as CI does: `prepack`
- * builds each package's dist/ first, so the tarballs hold what this checkout builds.
+ * builds each package's dist/ first, so the tarballs hold what this checkout builds. Two test runs
+ * on one checkout would rebuild the same dist/ at once (tsup cleans it first), so packing holds a
+ * lock per checkout.
  */
 export async function packWorkspaces(destination: string): Promise<Tarballs> {
   mkdirSync(destination, { recursive: true });
-  await run("npm", ["pack", "-w", "@runifold/sdk", "-w", "@runifold/client", "--pack-destination", destination], {
-    cwd: ROOT,
-    env: { ...outsideEnv(), npm_config_loglevel: "warn" },
-    timeoutMs: 180_000,
-  });
+  await withPackLock(() =>
+    run("npm", ["pack", "-w", "@runifold/sdk", "-w", "@runifold/client", "--pack-destination", destination], {
+      cwd: ROOT,
+      env: { ...outsideEnv(), npm_config_loglevel: "warn" },
+      timeoutMs: 180_000,
+    }),
+  );
   const files = readdirSync(destination);
   const find = (prefix: string) => {
     const file = files.find((name) => name.startsWith(prefix) && name.endsWith(".tgz"));
@@ -86,6 +92,32 @@ export async function packWorkspaces(destination: string): Promise<Tarballs> {
     return path.join(destination, file);
   };
   return { sdk: find("runifold-sdk-"), client: find("runifold-client-") };
+}
+
+/** A lock held longer than this is a crashed run's, and is taken over. */
+const STALE_LOCK_MS = 5 * 60_000;
+
+async function withPackLock<T>(work: () => Promise<T>): Promise<T> {
+  const id = createHash("sha256").update(ROOT).digest("hex").slice(0, 12);
+  const lock = path.join(os.tmpdir(), `runifold-pack-${id}.lock`);
+  const deadline = Date.now() + STALE_LOCK_MS + 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`another test run has held ${lock} for ${Math.round(age / 1000)} s`);
+      else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** A tarball's entries, as `tar tzvf` lists them: path and mode string (`-rwxr-xr-x`). */
