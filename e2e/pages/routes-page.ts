@@ -12,7 +12,7 @@ export class RoutesPage {
     await form.getByLabel("Tenant").selectOption({ label: route.tenant });
     await form.getByLabel("Tool name").fill(route.tool);
     await form.getByLabel("Workflow").fill(route.workflow);
-    await form.getByLabel("Version").fill(String(route.version));
+    await form.getByLabel("Version", { exact: true }).fill(String(route.version));
     await form.getByRole("button", { name: "Save revision" }).click();
     await expect(this.card(route.tenant, route.tool)).toContainText(`→ ${route.workflow}@${route.version}`);
   }

@@ -41,9 +41,9 @@ export type RouteDefinition = Pick<PublishedDefinition, "title" | "description" 
 };
 
 /**
- * Where definitions come from, injected by each composition root (console, CLI, seed): for now a
- * resolver over the shipped workflow registry (definitionsFromRegistry); later the definitions
- * workers publish to the store. lib/admin itself never imports workflow code.
+ * Where definitions come from, injected by each composition root: the console, the CLI and the seed
+ * pass definitionsFromStore (what workers published); definitionsFromRegistry serves in-process
+ * callers that hold the definitions themselves. lib/admin itself never imports workflow code.
  */
 export type ResolveDefinition = (name: string, version: number) => Promise<RouteDefinition | undefined>;
 

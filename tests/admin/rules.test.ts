@@ -189,7 +189,7 @@ describe("one rule set for console, CLI and seed (lib/admin)", { timeout: 120_00
     });
     const cliAllowed = await runCli([...cliArgs, "--allow-unpublished", "--json"], env);
     expect(cliAllowed.code).toBe(0);
-    expect(cliAllowed.stderr).toContain("does not ship generate-report@2");
+    expect(cliAllowed.stderr).toContain("no worker has published generate-report@2");
     expect(lastJson(cliAllowed)).toMatchObject({ revision: 2, input_schema: { type: "object" } });
   });
 

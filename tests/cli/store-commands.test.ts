@@ -150,7 +150,7 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
       env,
     );
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toContain("does not ship not-shipped@3");
+    expect(unknown.stderr).toContain("no worker has published not-shipped@3");
     expect(lastJson(unknown).input_schema).toEqual({ type: "object" });
 
     const [current, all, badMode] = await Promise.all([

@@ -47,12 +47,12 @@ registerCommand({
         { name: "input-schema", value: "JSON", description: "The tool's input JSON Schema (default: the workflow's)" },
         {
           name: "allow-unpublished",
-          description: 'Bind a workflow version this build does not ship (input schema {"type":"object"})',
+          description: 'Bind a version no worker has published (input schema {"type":"object"})',
         },
         JSON_FLAG,
       ],
       notes: [
-        "The input schema comes from --input-schema, else from the shipped workflow of that exact version; a version this build does not ship is refused unless --allow-unpublished (then any object is accepted, with a warning).",
+        "The input schema comes from --input-schema, else from the definition a worker published for that exact version (see `definitions list`); an unpublished version is refused unless --allow-unpublished (then any object is accepted, with a warning).",
       ],
       async run(parsed, io) {
         positionals(parsed, []);
