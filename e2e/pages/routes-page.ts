@@ -24,7 +24,7 @@ export class RoutesPage {
       .click();
     const form = this.page.getByRole("form", { name: "Save route" });
     await expect(form.getByLabel("Tool name")).toHaveValue(tool);
-    await form.getByLabel("Version").fill(String(version));
+    await form.getByLabel("Version", { exact: true }).fill(String(version));
     if (options.allowUnpublished) await form.getByLabel("Allow an unpublished version").check();
     await form.getByRole("button", { name: "Save revision" }).click();
     await expect(this.card(tenant, tool)).toContainText(`@${version}`);
