@@ -11,7 +11,7 @@
 // The suite needs Node >= 22, so it lives in tools/conformance (its own pinned lockfile, installed
 // on first use) and runs on that package's Node 22 binary; the project keeps the machine's Node.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { killAllNow } from "./lib/children";
 import { startTestStack, type TestStack } from "./lib/test-stack";
@@ -46,6 +46,9 @@ export async function runConformance(url: string, outDir: string): Promise<{ pas
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const scenario of TASK_SCENARIOS) {
     const dir = path.join(outDir, scenario);
+    // A fresh directory per run: the suite writes each run into a new subfolder, and counting an
+    // earlier run's checks.json would inflate (or hide) this run's result.
+    rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     // No --spec-version: extension scenarios are off the spec timeline and would be skipped.
     const run = await runScenario([CLI, "server", "--url", url, "--scenario", scenario, "-o", dir], 120_000);
