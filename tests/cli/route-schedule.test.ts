@@ -20,6 +20,8 @@ beforeAll(async () => {
   expect((await runCli(["tenants", "create", "sched"], env)).code).toBe(0);
   const added = await runCli(["routes", "add", ...base, "--workflow", "generate-report", "--version", "1"], env);
   expect(added.code).toBe(0);
+  // Published, but no worker is online in this test: binding says so.
+  expect(added.stderr).toContain("no online worker serves generate-report@1 now");
 }, 120_000);
 afterAll(async () => db.drop());
 

@@ -3,6 +3,7 @@ import {
   definitionsFromStore,
   describeSchedule,
   disableRoute,
+  listPublishedDefinitions,
   saveRoute,
   setRouteSchedule,
   UnpublishedWorkflowError,
@@ -71,18 +72,27 @@ registerCommand({
           inputSchema: schema === undefined ? undefined : (parseJsonOption(schema, "--input-schema") as Record<string, unknown>),
           allowUnpublished: parsed.flags.has("allow-unpublished"),
         };
-        const { route, inputSchemaFrom } = await withAdmin(io, async (ctx) => {
+        const { route, inputSchemaFrom, servedBy } = await withAdmin(io, async (ctx) => {
           const tenantId = (await requireTenant(ctx.sql, slug)).id;
-          return saveRoute({ ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) }, { ...request, tenantId }).catch(
-            (error: unknown) => {
-              if (error instanceof UnpublishedWorkflowError)
-                throw new CliError(
-                  `No worker has published ${error.workflowKey} (see \`runifold definitions list\`); pass --allow-unpublished to bind it anyway.`,
-                );
-              throw error;
-            },
-          );
+          const saved = await saveRoute(
+            { ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) },
+            { ...request, tenantId },
+          ).catch((error: unknown) => {
+            if (error instanceof UnpublishedWorkflowError)
+              throw new CliError(
+                `No worker has published ${error.workflowKey} (see \`runifold definitions list\`); pass --allow-unpublished to bind it anyway.`,
+              );
+            throw error;
+          });
+          const key = `${request.workflowName}@${request.workflowVersion}`;
+          const served = (await listPublishedDefinitions(ctx)).find((d) => d.key === key)?.servedBy ?? 0;
+          return { ...saved, servedBy: served };
         });
+        if (inputSchemaFrom !== "unpublished" && servedBy === 0) {
+          io.stderr.write(
+            `note: no online worker serves ${request.workflowName}@${request.workflowVersion} now; calls wait as tasks until one does\n`,
+          );
+        }
         if (inputSchemaFrom === "unpublished") {
           io.stderr.write(
             `warning: no worker has published ${request.workflowName}@${request.workflowVersion}; the tool accepts any object as input\n`,
