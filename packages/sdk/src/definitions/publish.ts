@@ -31,11 +31,14 @@ export async function publishDefinitions(
   definitions: PublishedDefinition[],
   publishedBy: string,
 ): Promise<PublishOutcome[]> {
-  const outcomes: PublishOutcome[] = [];
-  for (const definition of definitions) {
-    outcomes.push(await inTransaction(sql, (tx) => publishOne(tx, definition, publishedBy)));
-  }
-  return outcomes;
+  // One transaction for the whole set: a worker refused for one definition publishes none of them.
+  return inTransaction(sql, async (tx) => {
+    const outcomes: PublishOutcome[] = [];
+    // Locks are taken in key order, so publishers with overlapping sets never deadlock.
+    const ordered = [...definitions].sort((a, b) => workflowKey(a.name, a.version).localeCompare(workflowKey(b.name, b.version)));
+    for (const definition of ordered) outcomes.push(await publishOne(tx, definition, publishedBy));
+    return outcomes;
+  });
 }
 
 async function publishOne(tx: SqlHandle, d: PublishedDefinition, publishedBy: string): Promise<PublishOutcome> {
