@@ -9,7 +9,13 @@ export type Scope = (typeof SCOPES)[number];
 export type Principal = {
   tenantId: string;
   tenantSlug: string;
+  /**
+   * What tasks are bound to: an API key's id, or an OAuth grant's id (stable across token refreshes),
+   * so only the credential that created a task can read it.
+   */
   keyId: string;
+  /** Who acts, as recorded on writes (answers, cancels): `key:<id>` for a key, the person for a token. */
+  actor: string;
   scopes: Scope[];
   /** The tenant's cap on a task handle's lifetime. */
   maxTtlMs: number;
@@ -76,6 +82,7 @@ export async function verifyApiKey(sql: SqlHandle, token: string): Promise<Princ
     tenantId: row.tenant_id,
     tenantSlug: row.tenant_slug,
     keyId: row.id,
+    actor: `key:${row.id}`,
     scopes: row.scopes.filter(isScope),
     maxTtlMs: row.tenant_max_ttl_ms,
   };

@@ -81,6 +81,7 @@ async function loopbackPrincipal(request: Request, config: GateConfig): Promise<
       tenantId: tenant.id,
       tenantSlug: tenant.slug,
       keyId: "loopback",
+      actor: "key:loopback",
       scopes: [...SCOPES],
       maxTtlMs: tenant.max_ttl_ms,
     } satisfies Principal;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Principal, Scope } from "../auth";
 import { InsufficientScope, requireMethodScopes } from "./scopes";
 
-const as = (scopes: Scope[]): Principal => ({ tenantId: "t", tenantSlug: "t", keyId: "k", scopes, maxTtlMs: 1 });
+const as = (scopes: Scope[]): Principal => ({ tenantId: "t", tenantSlug: "t", keyId: "k", actor: "key:k", scopes, maxTtlMs: 1 });
 const refused = (scopes: Scope[], method: string) => {
   try {
     requireMethodScopes(as(scopes), method);

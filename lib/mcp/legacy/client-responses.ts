@@ -40,7 +40,7 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
     keyId: call.principal.keyId,
     taskId: target.taskId,
     responses: { [target.key]: response },
-    actor: `key:${call.principal.keyId}`,
+    actor: call.principal.actor,
   });
   deps.logger.info("legacy elicitation answered", {
     taskId: target.taskId,

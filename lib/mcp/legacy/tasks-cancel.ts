@@ -17,7 +17,7 @@ export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<s
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,
     taskId,
-    actor: `key:${call.principal.keyId}`,
+    actor: call.principal.actor,
   });
   if (outcome === "not_found") throw taskNotFound();
   // Re-read either way: if the worker finished first, the error names the status it ended with.

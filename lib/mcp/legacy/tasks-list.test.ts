@@ -7,6 +7,7 @@ const principal = (keyId: string): Principal => ({
   tenantId: "7c0e3f9a-0000-4000-8000-000000000001",
   tenantSlug: "acme",
   keyId,
+  actor: `key:${keyId}`,
   scopes: ["mcp", "tasks:read"],
   maxTtlMs: 86_400_000,
 });

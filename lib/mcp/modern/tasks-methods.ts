@@ -46,7 +46,7 @@ export async function tasksUpdate(deps: McpDeps, call: McpCall, params: Record<s
     keyId: call.principal.keyId,
     taskId,
     responses,
-    actor: `key:${call.principal.keyId}`,
+    actor: call.principal.actor,
   });
   if (!outcome.found) throw taskNotFound();
   if (outcome.invalid) throw new McpError(RPC.invalidParams, outcome.invalid.message, { key: outcome.invalid.key });
@@ -60,7 +60,7 @@ export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<s
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,
     taskId: taskIdOf(params),
-    actor: `key:${call.principal.keyId}`,
+    actor: call.principal.actor,
   });
   if (outcome === "not_found") throw taskNotFound();
   return { resultType: "complete" };
