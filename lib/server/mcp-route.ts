@@ -1,20 +1,47 @@
 import { createLogger } from "@runifold/sdk";
 import { readEnv } from "../env";
-import { createMcpHandler } from "../mcp";
+import { createMcpHandler, methodNotAllowed } from "../mcp";
+import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
+
+/** The methods /api/mcp answers (GET and DELETE with 405); what a preflight may ask for. */
+const MCP_METHODS = ["POST", "GET", "DELETE", "OPTIONS"] as const;
+
+/** Origins allowed besides non-browser clients: RUNIFOLD_ALLOWED_ORIGINS plus the public URL's origin. */
+export function allowedOrigins(): string[] {
+  const env = readEnv();
+  const publicOrigin = env.RUNIFOLD_PUBLIC_URL ? new URL(env.RUNIFOLD_PUBLIC_URL).origin : undefined;
+  return [...env.RUNIFOLD_ALLOWED_ORIGINS, ...(publicOrigin ? [publicOrigin] : [])];
+}
+
+function mcpCorsPolicy(): CorsPolicy {
+  return { allowedOrigins: allowedOrigins(), methods: MCP_METHODS };
+}
 
 /**
  * The web process's MCP handler: lib/mcp's pure handler bound to this process's environment, pool
- * (no workflow code: schemas and preflight come from the routes). Built once per process (module scope of app/api/mcp/route.ts).
+ * (no workflow code: schemas and preflight come from the routes) and CORS policy. Built once per
+ * process (module scope of app/api/mcp/route.ts).
  */
 export function createWebMcpHandler(): (request: Request) => Promise<Response> {
   const env = readEnv();
-  const publicOrigin = env.RUNIFOLD_PUBLIC_URL ? new URL(env.RUNIFOLD_PUBLIC_URL).origin : undefined;
-  return createMcpHandler({
+  const handler = createMcpHandler({
     sql: getSql,
     logger: createLogger("mcp", env.RUNIFOLD_LOG_LEVEL),
-    allowedOrigins: [...env.RUNIFOLD_ALLOWED_ORIGINS, ...(publicOrigin ? [publicOrigin] : [])],
+    allowedOrigins: allowedOrigins(),
     insecureLoopbackTenant: env.RUNIFOLD_INSECURE_LOOPBACK_TENANT,
     host: env.HOST,
   });
+  return withCors(handler, mcpCorsPolicy());
+}
+
+/** GET and DELETE on /api/mcp: 405, with CORS headers for a listed origin. */
+export function createWebMcpMethodNotAllowed(): (request: Request) => Promise<Response> {
+  return withCors(methodNotAllowed, mcpCorsPolicy());
+}
+
+/** OPTIONS /api/mcp: the CORS preflight. */
+export function createWebMcpPreflight(): (request: Request) => Response {
+  const policy = mcpCorsPolicy();
+  return (request) => preflight(request, policy);
 }

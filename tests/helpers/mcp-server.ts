@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
 import { createMcpHandler } from "../../lib/mcp";
+import { type CorsPolicy, preflight, withCors } from "../../lib/server/cors";
 import { shippedWorkflows } from "../../workflows/demo";
 
 /**
@@ -12,15 +13,30 @@ import { shippedWorkflows } from "../../workflows/demo";
  */
 export async function startMcpTestServer(
   sql: postgres.Sql,
-  options: { insecureLoopbackTenant?: string; allowedOrigins?: string[]; worker?: boolean; logger?: Logger; port?: number } = {},
+  options: {
+    insecureLoopbackTenant?: string;
+    allowedOrigins?: string[];
+    worker?: boolean;
+    logger?: Logger;
+    port?: number;
+    /** Serve as the web route does: CORS headers on answers, OPTIONS preflights (lib/server/mcp-route.ts). */
+    cors?: CorsPolicy;
+  } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
-  const handleMcp = createMcpHandler({
+  const bare = createMcpHandler({
     sql: () => sql,
     logger: options.logger ?? silentLogger,
     allowedOrigins: options.allowedOrigins ?? [],
     insecureLoopbackTenant: options.insecureLoopbackTenant,
     host: "127.0.0.1",
   });
+  const cors = options.cors;
+  const handleMcp = cors ? withCors(bare, cors) : bare;
+  const answer = (request: Request): Promise<Response> | Response => {
+    if (request.method === "POST") return handleMcp(request);
+    if (cors && request.method === "OPTIONS") return preflight(request, cors);
+    return new Response(null, { status: 405 });
+  };
   const server = http.createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -33,7 +49,7 @@ export async function startMcpTestServer(
         body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
         signal: controller.signal,
       });
-      const response = req.method === "POST" ? await handleMcp(request) : new Response(null, { status: 405 });
+      const response = await answer(request);
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (response.body) {
         const reader = response.body.getReader();
