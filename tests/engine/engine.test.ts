@@ -15,6 +15,7 @@ import { generateReport } from "../../workflows/demo/generate-report";
 import { everything, leaky, STEP_LOG_DDL, slowSteps, testRegistry } from "../fixtures/engine-workflows";
 import { freshDatabase } from "../helpers/db";
 import { spawnTs, until, waitForExit } from "../helpers/processes";
+import { holdsFor } from "../helpers/wait-for";
 
 const TENANT = "00000000-0000-4000-8000-000000000001";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -102,11 +103,10 @@ describe("engine across worker processes", () => {
       await until(async () => (await stepRuns(run.id, "slow")) === 1, 30_000);
       victim.kill("SIGKILL");
       await waitForExit(victim);
-      const killedAt = Date.now();
       survivor = spawnTs("tests/helpers/test-worker-process.ts", workerEnv());
-      await until(async () => (await statusOf(run.id)) === "completed", 30_000);
-      // Recovery is bounded by the lease (1.5 s) plus the slow step itself (4 s) plus start-up.
-      expect(Date.now() - killedAt).toBeLessThan(20_000);
+      // Recovery needs the lease (1.5 s) to lapse, the slow step to run again (4 s) and a worker to
+      // start; the bound only limits how long a failure takes on a loaded machine.
+      await until(async () => (await statusOf(run.id)) === "completed", 60_000);
       expect(await stepRuns(run.id, "fast")).toBe(1);
       expect(await stepRuns(run.id, "slow")).toBe(2);
       expect(await terminalEvents(run.id)).toBe(1);
@@ -119,8 +119,10 @@ describe("engine across worker processes", () => {
 });
 
 describe("engine in process", () => {
-  it("aborts ctx.signal within 1 s of a cancel and refuses the late completion", async () => {
-    const worker = createWorker({ sql, registry: testRegistry, logger: silentLogger, leaseMs: 5_000, pollMs: 100 });
+  it("aborts ctx.signal on a cancel by notification, long before a lease renewal would notice, and refuses the late completion", async () => {
+    // A 60 s lease renews every 20 s: an abort that arrives within 10 s came by the cancel notification,
+    // not by a renewal that found the run cancelled; no latency bound a loaded machine could break.
+    const worker = createWorker({ sql, registry: testRegistry, logger: silentLogger, leaseMs: 60_000, pollMs: 100 });
     await worker.start();
     try {
       const run = await createRun(sql, {
@@ -131,10 +133,8 @@ describe("engine in process", () => {
         definition: slowSteps,
       });
       await until(async () => (await stepRuns(run.id, "slow")) === 1);
-      const cancelledAt = Date.now();
       expect(await cancelRun(sql, { runId: run.id, tenantId: TENANT })).toEqual({ outcome: "cancelled" });
-      await until(async () => (await stepRuns(run.id, "slow-aborted")) === 1, 5_000, 20);
-      expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+      await until(async () => (await stepRuns(run.id, "slow-aborted")) === 1, 10_000, 20);
       await until(async () => worker.activeRuns() === 0, 5_000);
       expect(await statusOf(run.id)).toBe("cancelled");
       const steps = await sql`SELECT key FROM run_steps WHERE run_id = ${run.id} ORDER BY key`;
@@ -185,8 +185,13 @@ describe("engine in process", () => {
         definition: generateReport,
       });
       await until(async () => (await statusOf(v1.id)) === "completed", 20_000);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await statusOf(v2.id)).toBe("queued");
+      // v1 was claimed past v2 (created first), so the claim already passed v2 over; it must stay
+      // unclaimed through several more poll rounds (pollMs 50).
+      await holdsFor(
+        () => statusOf(v2.id),
+        (status) => status === "queued",
+        { describe: "v2 to stay queued", forMs: 500 },
+      );
       const leases = await sql`SELECT count(*) AS n FROM run_events WHERE run_id = ${v2.id} AND type = 'leased'`;
       expect(Number(leases[0]?.n)).toBe(0);
     } finally {
