@@ -96,6 +96,8 @@ async function main() {
     DATABASE_URL: db.url,
     NEXTAUTH_SECRET: env.NEXTAUTH_SECRET ?? loadOrCreateSecret(dataRoot),
     NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? env.RUNIFOLD_PUBLIC_URL ?? origin,
+    // OAuth needs a canonical resource URL (never taken from request headers): locally, this origin.
+    RUNIFOLD_PUBLIC_URL: env.RUNIFOLD_PUBLIC_URL ?? origin,
     NODE_ENV: "production",
   };
   const stack = new Supervisor({
