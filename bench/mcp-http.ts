@@ -55,7 +55,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
             env: { ...process.env, ...env },
             stdio: ["ignore", "pipe", "pipe"],
           }),
-          { output: () => "" },
+          { output: () => "", resultLine: () => undefined },
         ),
       );
     children.push(spawnTs("workers/engine.ts", { ...env, RUNIFOLD_POLL_MS: "1000" }));
@@ -77,7 +77,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
       BENCH_LISTENS: String(ctx.quick ? 30 : 100),
     });
     children.push(load);
-    const line = await waitFor(() => /^(RESULT|FAILED) .*$/m.exec(load.output())?.[0], 300_000, "MCP load process", 200);
+    const line = await waitFor(() => load.resultLine(), 300_000, "MCP load process", 200);
     if (line.startsWith("FAILED")) throw new Error(`MCP load: ${line}\n${load.output().slice(-2000)}`);
     const result = JSON.parse(line.slice(7)) as {
       create: number[];

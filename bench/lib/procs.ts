@@ -4,7 +4,14 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-export type Child = ChildProcess & { output: () => string };
+export type Child = ChildProcess & {
+  /** The last ~100k characters of stdout and stderr, for diagnostics. */
+  output: () => string;
+  /** The child's `RESULT <json>` or `FAILED <reason>` line, kept whole however long it is. */
+  resultLine: () => string | undefined;
+};
+
+const RESULT_LINE = /^(RESULT|FAILED) /;
 
 /** `node --import tsx <entry>` as one process (signals reach the process doing the work). */
 export function spawnTs(entry: string, env: Record<string, string>, args: string[] = []): Child {
@@ -18,9 +25,24 @@ export function spawnTs(entry: string, env: Record<string, string>, args: string
     output += chunk;
     if (output.length > 200_000) output = output.slice(-100_000);
   };
+  // A load process prints its figures as one JSON line that can outgrow the diagnostic tail (it did:
+  // the bench then waited 300 s for a RESULT prefix the tail had cut off), so stdout is also read
+  // line by line and the result line kept on its own.
+  let pending = "";
+  let result: string | undefined;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    pending += chunk;
+    for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (RESULT_LINE.test(line)) result = line;
+    }
+    // Lines other than the result are not needed whole: bound what waits for a newline.
+    if (!RESULT_LINE.test(pending) && pending.length > 100_000) pending = "";
+  });
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  return Object.assign(child, { output: () => output });
+  return Object.assign(child, { output: () => output, resultLine: () => result });
 }
 
 export function exited(child: ChildProcess, timeoutMs = 20_000): Promise<void> {
