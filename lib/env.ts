@@ -20,7 +20,16 @@ const ZEnv = z
     RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
     /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
+    /**
+     * The URL people and clients reach this app at. Set, it turns OAuth on (docs/oauth.md): the MCP
+     * resource is `<this>/api/mcp` and the authorization server's issuer is this URL, never the
+     * request's Host header.
+     */
     RUNIFOLD_PUBLIC_URL: z.url().optional(),
+    /** OAuth access token lifetime in seconds (short: a leaked token is useful briefly; clients refresh). */
+    RUNIFOLD_OAUTH_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(60).max(86_400).default(3_600),
+    /** OAuth refresh token lifetime in seconds; each refresh issues a new one with a fresh lifetime. */
+    RUNIFOLD_OAUTH_REFRESH_TOKEN_TTL_S: z.coerce.number().int().min(300).max(31_536_000).default(2_592_000),
     RUNIFOLD_ALLOWED_ORIGINS: z
       .string()
       .default("")
@@ -63,6 +72,8 @@ const ZEnv = z
      */
     RUNIFOLD_INSECURE_LOOPBACK_TENANT: z.string().min(1).optional(),
     RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    /** Bearer token GET /api/metrics requires (16+ characters). Unset: loopback scrapers only (docs/observability.md). */
+    RUNIFOLD_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /** The workflows module `npm start` and `npm run worker` serve with runifold-worker (default: the demo). */
     RUNIFOLD_WORKFLOWS: z.string().min(1).optional(),
   })

@@ -3,6 +3,14 @@ export { createApiKey, isScope, SCOPES, verifyApiKey } from "./api-keys";
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
 export { authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
 export { clientAddressFrom, parseTrustedProxies, resolveClientAddress } from "./client-address";
+export {
+  ACCESS_TOKEN_PREFIX,
+  mintOpaqueToken,
+  oauthKeyId,
+  REFRESH_TOKEN_PREFIX,
+  tokenDigest,
+  verifyAccessToken,
+} from "./oauth-tokens";
 export type { OperatorContext, SessionClaims } from "./operator-context";
 export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
 export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";

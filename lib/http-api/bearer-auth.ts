@@ -1,10 +1,22 @@
 import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
-import { type Principal, type Scope, verifyApiKey } from "../auth";
+import { type Principal, type Scope, verifyAccessToken, verifyApiKey } from "../auth";
 import { apiError } from "./responses";
 
 /** Resolves a bearer credential to its principal, or undefined for anything unusable. */
 export type VerifyBearer = (sql: SqlHandle, token: string) => Promise<Principal | undefined>;
+
+/**
+ * The same rule as /api/mcp's gate: `rf_…` is an API key; anything else is an OAuth access token
+ * when OAuth is on (bound to the server's one resource, `<public URL>/api/mcp`, the only audience
+ * this authorization server issues tokens for).
+ */
+export function bearerVerifier(oauth?: { resource: string }): VerifyBearer {
+  return (sql, token) => {
+    if (token.startsWith("rf_")) return verifyApiKey(sql, token);
+    return oauth ? verifyAccessToken(sql, token, { resource: oauth.resource }) : Promise.resolve(undefined);
+  };
+}
 
 /**
  * The HTTP API's front door, the same rule as /api/mcp's auth gate: a Bearer credential becomes a
@@ -17,7 +29,8 @@ export async function authenticateBearer(
   options: { logger: Logger; verify?: VerifyBearer },
 ): Promise<Principal | Response> {
   const header = request.headers.get("authorization");
-  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  // The scheme is case-insensitive (RFC 9110 §11.1).
+  const token = /^bearer[ \t]+(.+)$/i.exec(header?.trim() ?? "")?.[1]?.trim() ?? "";
   const principal = token ? await (options.verify ?? verifyApiKey)(sql, token) : undefined;
   if (principal) return principal;
   if (token)

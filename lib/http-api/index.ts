@@ -1,3 +1,5 @@
 export type { VerifyBearer } from "./bearer-auth";
+export { bearerVerifier } from "./bearer-auth";
+export { type CappedBody, readCappedBody } from "./read-capped-body";
 export type { HttpApiDeps, SignalRouteParams } from "./signal-handler";
 export { createSignalHandler } from "./signal-handler";

@@ -1,7 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { isLoopbackRequest, type Principal, SCOPES, verifyApiKey } from "../auth";
+import { isLoopbackRequest, type Principal, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {
@@ -12,7 +12,15 @@ export type GateConfig = {
   /** Test-only: unauthenticated requests act as this tenant. Only honoured on a loopback bind. */
   insecureLoopbackTenant?: string;
   host: string;
+  /**
+   * OAuth on (RUNIFOLD_PUBLIC_URL set): access tokens are accepted beside API keys, bound to
+   * `resource`, and every 401 names `resourceMetadataUrl` (RFC 9728 §5.1) so clients can discover
+   * the authorization server. Absent: API keys only, and no challenge sends clients to OAuth.
+   */
+  oauth?: GateOAuth;
 };
+
+export type GateOAuth = { resource: string; resourceMetadataUrl: string };
 
 export type Authenticated = { principal: Principal; reauthorize: () => Promise<Principal | undefined> };
 
@@ -23,13 +31,24 @@ let warnedLoopback = false;
  * Every 401 carries a challenge (RFC 9110 §15.5.2: "MUST send a WWW-Authenticate header field"),
  * in every mode, the loopback test mode included. With no credentials at all, the challenge has no
  * error code (RFC 6750 §3.1: SHOULD NOT include error information); with bad ones, invalid_token.
+ * With OAuth on it also names the Protected Resource Metadata (RFC 9728 §5.1) and the scopes to ask
+ * for (MCP 2025-11-25 "Protected Resource Metadata Discovery Requirements": SHOULD include scope).
  */
-const CHALLENGE = 'Bearer realm="runifold"';
-const BAD_TOKEN_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
+const REALM = 'Bearer realm="runifold"';
 const KEY_REQUIRED = "A valid API key is required (Authorization: Bearer rf_…)";
+const CREDENTIAL_REQUIRED = "A valid API key or OAuth access token is required (Authorization: Bearer …)";
 
-function unauthorized(message: string, challenge: string): Response {
-  return jsonResponse({ error: "invalid_token", message }, 401, { "www-authenticate": challenge });
+export function bearerChallenge(options: { credentialsSent: boolean; oauth?: GateOAuth }): string {
+  const parts = [REALM];
+  if (options.credentialsSent) parts.push('error="invalid_token"');
+  if (options.oauth) parts.push(`resource_metadata="${options.oauth.resourceMetadataUrl}"`, `scope="${SCOPES.join(" ")}"`);
+  return parts.join(", ");
+}
+
+function unauthorized(config: GateConfig, credentialsSent: boolean, message?: string): Response {
+  const challenge = bearerChallenge({ credentialsSent, oauth: config.oauth });
+  const text = message ?? (config.oauth ? CREDENTIAL_REQUIRED : KEY_REQUIRED);
+  return jsonResponse({ error: "invalid_token", message: text }, 401, { "www-authenticate": challenge });
 }
 
 /** The token of an `Authorization: Bearer <token>` header; the scheme is case-insensitive (RFC 9110 §11.1). */
@@ -39,9 +58,10 @@ export function bearerToken(header: string | null): string {
 }
 
 /**
- * The front door of /api/mcp: Origin check (403), then Bearer API key (401, with identical bodies
- * for missing, malformed, unknown, revoked and expired keys; no handler runs). The tenant comes from
- * the key alone.
+ * The front door of /api/mcp: Origin check (403), then the Bearer credential — an API key (`rf_…`)
+ * or, with OAuth on, an access token for this resource — (401, with identical bodies for missing,
+ * malformed, unknown, revoked and expired credentials; no handler runs). The tenant comes from the
+ * credential alone.
  */
 export async function authenticate(request: Request, config: GateConfig): Promise<Authenticated | Response> {
   const origin = request.headers.get("origin");
@@ -51,19 +71,38 @@ export async function authenticate(request: Request, config: GateConfig): Promis
   const header = request.headers.get("authorization");
   if (header === null && config.insecureLoopbackTenant) return loopbackPrincipal(request, config);
   const token = bearerToken(header);
-  const principal = token ? await verifyApiKey(config.sql, token) : undefined;
+  const verify = credentialVerifier(config);
+  const principal = token ? await verify(token) : undefined;
   if (!principal) {
-    if (token) config.logger.warn("mcp authentication failed", { keyId: /^rf_([0-9a-f]{16})_/.exec(token)?.[1] ?? "malformed" });
-    return unauthorized(KEY_REQUIRED, header === null ? CHALLENGE : BAD_TOKEN_CHALLENGE);
+    if (token) config.logger.warn("mcp authentication failed", { credential: describeCredential(token) });
+    return unauthorized(config, header !== null);
   }
-  return { principal, reauthorize: () => verifyApiKey(config.sql, token) };
+  return { principal, reauthorize: () => verify(token) };
+}
+
+/** API keys by their prefix; anything else is an OAuth access token, when OAuth is on. */
+function credentialVerifier(config: GateConfig): (token: string) => Promise<Principal | undefined> {
+  const oauth = config.oauth;
+  return (token) => {
+    if (token.startsWith("rf_")) return verifyApiKey(config.sql, token);
+    return oauth ? verifyAccessToken(config.sql, token, { resource: oauth.resource }) : Promise.resolve(undefined);
+  };
+}
+
+/** What a failed credential may be logged as: a key's public id, or only its kind (never a secret). */
+export function describeCredential(token: string): string {
+  const keyId = /^rf_([0-9a-f]{16})_/.exec(token)?.[1];
+  if (keyId) return `key:${keyId}`;
+  if (token.startsWith("rfa_")) return "oauth_access_token";
+  if (token.startsWith("rfr_")) return "oauth_refresh_token";
+  return "malformed";
 }
 
 async function loopbackPrincipal(request: Request, config: GateConfig): Promise<Authenticated | Response> {
   // M2: the HOST setting and the request's real connection (peer and accepting address) must both be loopback.
   if (!LOOPBACK_HOSTS.has(config.host) || !isLoopbackRequest(request)) {
     config.logger.error("RUNIFOLD_INSECURE_LOOPBACK_TENANT refused: not a loopback connection", { host: config.host });
-    return unauthorized(KEY_REQUIRED, CHALLENGE);
+    return unauthorized(config, false);
   }
   if (!warnedLoopback) {
     warnedLoopback = true;
@@ -87,6 +126,6 @@ async function loopbackPrincipal(request: Request, config: GateConfig): Promise<
     } satisfies Principal;
   };
   const principal = await resolve();
-  if (!principal) return unauthorized("Loopback tenant not found", CHALLENGE);
+  if (!principal) return unauthorized(config, false, "Loopback tenant not found");
   return { principal, reauthorize: resolve };
 }

@@ -3,6 +3,10 @@ import { readEnv } from "../env";
 import { createMcpHandler, methodNotAllowed } from "../mcp";
 import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
+import { observeMcpRequests } from "./mcp-observe";
+import { webOAuthConfig } from "./oauth-config";
+
+export { observeMcpRequests } from "./mcp-observe";
 
 /** The methods /api/mcp answers (GET and DELETE with 405); what a preflight may ask for. */
 const MCP_METHODS = ["POST", "GET", "DELETE", "OPTIONS"] as const;
@@ -31,8 +35,10 @@ export function createWebMcpHandler(): (request: Request) => Promise<Response> {
     allowedOrigins: allowedOrigins(),
     insecureLoopbackTenant: env.RUNIFOLD_INSECURE_LOOPBACK_TENANT,
     host: env.HOST,
+    oauth: webOAuthConfig(),
   });
-  return withCors(handler, mcpCorsPolicy());
+  // Metrics and the request span around the protocol handler (mcp-observe.ts); lib/mcp knows neither.
+  return withCors(observeMcpRequests(handler), mcpCorsPolicy());
 }
 
 /** GET and DELETE on /api/mcp: 405, with CORS headers for a listed origin. */

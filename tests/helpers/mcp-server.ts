@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
-import { createMcpHandler } from "../../lib/mcp";
+import { createMcpHandler, createMcpSessionDeleteHandler } from "../../lib/mcp";
 import { type CorsPolicy, preflight, withCors } from "../../lib/server/cors";
 import { shippedWorkflows } from "../../workflows/demo";
 
@@ -21,19 +21,30 @@ export async function startMcpTestServer(
     port?: number;
     /** Serve as the web route does: CORS headers on answers, OPTIONS preflights (lib/server/mcp-route.ts). */
     cors?: CorsPolicy;
+    /** OAuth on: access tokens for `resource` accepted, 401s name `resourceMetadataUrl` (an OAuthConfig fits). */
+    oauth?: { resource: string; resourceMetadataUrl: string };
+    /** Wraps the POST handler as the web route does (lib/server's observeMcpRequests: metrics and the request span). */
+    wrap?: (handler: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response>;
+    /** The in-process worker's logger (default silent). */
+    workerLogger?: Logger;
   } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
-  const bare = createMcpHandler({
+  const cors = options.cors;
+  const deps = {
     sql: () => sql,
     logger: options.logger ?? silentLogger,
     allowedOrigins: options.allowedOrigins ?? [],
     insecureLoopbackTenant: options.insecureLoopbackTenant,
     host: "127.0.0.1",
-  });
-  const cors = options.cors;
+    oauth: options.oauth,
+  };
+  const bare = (options.wrap ?? ((handler) => handler))(createMcpHandler(deps));
+  const deleteSession = cors ? withCors(createMcpSessionDeleteHandler(deps), cors) : createMcpSessionDeleteHandler(deps);
   const handleMcp = cors ? withCors(bare, cors) : bare;
   const answer = (request: Request): Promise<Response> | Response => {
     if (request.method === "POST") return handleMcp(request);
+    // Legacy session termination, as app/api/mcp/route.ts binds it.
+    if (request.method === "DELETE") return deleteSession(request);
     if (cors && request.method === "OPTIONS") return preflight(request, cors);
     return new Response(null, { status: 405 });
   };
@@ -65,7 +76,13 @@ export async function startMcpTestServer(
   const port = (server.address() as AddressInfo).port;
   let worker: Worker | undefined;
   if (options.worker !== false) {
-    worker = createWorker({ sql, registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
+    worker = createWorker({
+      sql,
+      registry: shippedWorkflows,
+      logger: options.workerLogger ?? silentLogger,
+      pollMs: 200,
+      leaseMs: 5_000,
+    });
     await worker.start();
   }
   return {

@@ -25,6 +25,18 @@ const violations: [file: string, source: string, message: RegExp][] = [
   ],
   ["lib/mcp/probe.ts", 'export { hashPassword } from "../auth/passwords";', /lib\/auth: import the module's front door/],
   [
+    "lib/server/probe-oauth.ts",
+    'export { guardedFetch } from "../oauth/guarded-fetch";',
+    /lib\/oauth: import the module's front door/,
+  ],
+  ["app/probe-oauth.ts", 'export { listGrants } from "@/lib/oauth/grants";', /lib\/oauth: import the module's front door/],
+  [
+    "lib/server/probe-metrics.ts",
+    'export { webRegistry } from "../metrics/registry";',
+    /lib\/metrics: import the module's front door/,
+  ],
+  ["app/probe-metrics.ts", 'export { counter } from "@/lib/metrics/registry";', /lib\/metrics: import the module's front door/],
+  [
     "lib/ui/probe-workers.ts",
     'export { runWorkerProcess } from "../../workers/run-worker-process";',
     /workers\/ holds process entry points/,
@@ -46,6 +58,8 @@ const violations: [file: string, source: string, message: RegExp][] = [
 const allowed: [file: string, source: string][] = [
   ["lib/ui/ok.ts", 'export { readTaskRecord } from "../tasks";\nexport { diagnoseTask } from "../tasks/client";'],
   ["lib/ui/ok-auth.ts", 'export { hashPassword } from "../auth";\nexport { authOptions } from "../auth/web";'],
+  ["lib/server/ok-oauth.ts", 'export { listGrants } from "../oauth";'],
+  ["lib/server/ok-metrics.ts", 'export { counter } from "../metrics";'],
   ["packages/sdk/src/ok.ts", 'export { inTransaction } from "../../../db/client";'],
   ["tests/engine/ok.ts", 'export { claimRuns } from "@runifold/sdk/testing";'],
   ["app/ok.tsx", 'export { isTerminal } from "@runifold/sdk/states";'],

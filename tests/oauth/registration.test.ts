@@ -1,0 +1,121 @@
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../helpers/db";
+import { type OAuthTestServer, register, startOAuthTestServer } from "../helpers/oauth-server";
+
+// RFC 7591 Dynamic Client Registration for public clients: what is accepted, what is substituted,
+// and the §3.2.2 errors for what is not.
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+let server: OAuthTestServer;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+  server = await startOAuthTestServer(sql);
+});
+afterAll(async () => {
+  await server.close();
+  await db.drop();
+});
+
+describe("dynamic client registration", () => {
+  it("registers a public client and answers 201 with a random client_id and the registered metadata", async () => {
+    const { status, body } = await register(server.origin, {
+      client_name: "Claude Code",
+      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback", "cursor://anysphere/cb"],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "mcp tasks:read tasks:write",
+      unknown_field: "ignored",
+    });
+    expect(status).toBe(201);
+    expect(body.client_id).toMatch(/^dcr_[A-Za-z0-9_-]{22}$/);
+    expect(body).toMatchObject({
+      client_name: "Claude Code",
+      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback", "cursor://anysphere/cb"],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "mcp tasks:read tasks:write",
+    });
+    expect(typeof body.client_id_issued_at).toBe("number");
+    expect(body).not.toHaveProperty("client_secret");
+    expect(body).not.toHaveProperty("unknown_field");
+    const [row] = await sql`SELECT kind, client_name FROM oauth_clients WHERE id = ${body.client_id as string}`;
+    expect(row).toEqual({ kind: "dcr", client_name: "Claude Code" });
+    const [event] = await sql`SELECT action, actor, fields FROM audit_events WHERE action = 'oauth.client_registered'`;
+    expect(event).toMatchObject({ actor: "anonymous", fields: { clientId: body.client_id, kind: "dcr" } });
+  });
+
+  it("substitutes token_endpoint_auth_method none (no secrets are ever issued) and defaults the grants", async () => {
+    const { status, body } = await register(server.origin, {
+      redirect_uris: ["https://app.example.com/cb"],
+      token_endpoint_auth_method: "client_secret_basic",
+    });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({
+      client_name: "Unnamed client",
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+    });
+    expect(body).not.toHaveProperty("client_secret");
+  });
+
+  it.each([
+    ["no redirect_uris", {}, "invalid_redirect_uri"],
+    ["an empty list", { redirect_uris: [] }, "invalid_redirect_uri"],
+    ["http off loopback", { redirect_uris: ["http://app.example.com/cb"] }, "invalid_redirect_uri"],
+    ["a fragment", { redirect_uris: ["https://app.example.com/cb#x"] }, "invalid_redirect_uri"],
+    ["a relative URI", { redirect_uris: ["/cb"] }, "invalid_redirect_uri"],
+    ["javascript:", { redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
+    ["data:", { redirect_uris: ["data:text/html,hi"] }, "invalid_redirect_uri"],
+    ["userinfo", { redirect_uris: ["https://user:pw@app.example.com/cb"] }, "invalid_redirect_uri"],
+    ["an implicit grant", { redirect_uris: ["https://a.example/cb"], grant_types: ["implicit"] }, "invalid_client_metadata"],
+    [
+      "client_credentials",
+      { redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] },
+      "invalid_client_metadata",
+    ],
+    ["a token response type", { redirect_uris: ["https://a.example/cb"], response_types: ["token"] }, "invalid_client_metadata"],
+    ["an unknown scope", { redirect_uris: ["https://a.example/cb"], scope: "mcp admin" }, "invalid_client_metadata"],
+    [
+      "an http logo",
+      { redirect_uris: ["https://a.example/cb"], logo_uri: "http://a.example/logo.png" },
+      "invalid_client_metadata",
+    ],
+    ["a non-string name", { redirect_uris: ["https://a.example/cb"], client_name: 42 }, "invalid_client_metadata"],
+  ])("refuses %s with %s", async (_name, metadata, error) => {
+    const { status, body } = await register(server.origin, metadata);
+    expect(status).toBe(400);
+    expect(body.error).toBe(error);
+    expect(typeof body.error_description).toBe("string");
+  });
+
+  it("refuses a body that is not JSON, and one over 16 KiB, without storing anything", async () => {
+    const before = Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n);
+    const notJson = await fetch(`${server.origin}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(notJson.status).toBe(400);
+    expect((await notJson.json()).error).toBe("invalid_client_metadata");
+    const form = await fetch(`${server.origin}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "redirect_uris=https://a.example/cb",
+    });
+    expect(form.status).toBe(400);
+    const huge = await register(server.origin, {
+      redirect_uris: ["https://a.example/cb"],
+      client_name: "x",
+      padding: "p".repeat(20_000),
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toBe("invalid_client_metadata");
+    expect(Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n)).toBe(before);
+  });
+});
