@@ -17,6 +17,11 @@ export function startRetentionTimer(params: {
   intervalMs: number;
   logger: Logger;
   batchSize?: number;
+  /**
+   * Other expired state the composition root owns (OAuth codes and tokens, MCP sessions): purged
+   * after each pass this process completed, so only the round's lock holder does it.
+   */
+  alsoPurge?: { name: string; purge: () => Promise<Record<string, number>> }[];
 }): RetentionTimer {
   const { sql, holder, intervalMs, logger } = params;
   let running: Promise<void> | undefined;
@@ -36,6 +41,7 @@ export function startRetentionTimer(params: {
             durationMs: report.durationMs,
           });
         } else logger.warn(`retention ${report.status}`, { epoch: report.epoch, purged: report.purged, error: report.error });
+        return report.status === "completed" ? purgeOthers(params.alsoPurge ?? [], logger) : undefined;
       })
       .catch((error) => logger.warn("retention pass failed", { error: coerceError(error).message }))
       .finally(() => {
@@ -52,4 +58,16 @@ export function startRetentionTimer(params: {
       await running; // at most the batch in flight: the pass stops between batches
     },
   };
+}
+
+async function purgeOthers(purges: { name: string; purge: () => Promise<Record<string, number>> }[], logger: Logger) {
+  for (const { name, purge } of purges) {
+    try {
+      const counts = await purge();
+      const log = Object.values(counts).some((n) => n > 0) ? logger.info : logger.debug;
+      log(`${name} purged`, counts);
+    } catch (error) {
+      logger.warn(`${name} purge failed`, { error: coerceError(error).message });
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { createLogger } from "@runifold/sdk";
 import { readEnv } from "../env";
+import { purgeExpiredOAuthState } from "../oauth";
 import { startRetentionTimer } from "../retention";
 import { getSql } from "./db";
 
@@ -16,5 +17,6 @@ export function startWebRetention(): void {
     holder: `web:${os.hostname()}:${process.pid}`,
     intervalMs: env.RUNIFOLD_RETENTION_INTERVAL_MS,
     logger: createLogger("retention", env.RUNIFOLD_LOG_LEVEL),
+    alsoPurge: [{ name: "oauth", purge: () => purgeExpiredOAuthState(getSql()) }],
   });
 }

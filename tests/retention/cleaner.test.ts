@@ -281,4 +281,39 @@ describe("retention cleaner", () => {
     await expectPurged(old);
     expect((await listRetentionRuns(sql, { limit: 10 })).some((r) => r.holder === "worker-x" && r.purged === 20)).toBe(true);
   });
+
+  it("the periodic job runs the composition root's other purges after each pass, one failing purge not stopping the next", async () => {
+    const purged: string[] = [];
+    const timer = startRetentionTimer({
+      sql,
+      holder: "worker-y",
+      intervalMs: 100,
+      logger: silentLogger,
+      alsoPurge: [
+        {
+          name: "broken",
+          purge: async () => {
+            throw new Error("boom");
+          },
+        },
+        {
+          name: "sessions",
+          purge: async () => {
+            const rows = await sql`SELECT count(*)::int AS n FROM tenants`;
+            purged.push("sessions");
+            return { rows: rows[0]?.n as number };
+          },
+        },
+      ],
+    });
+    try {
+      await waitFor(
+        () => purged.length,
+        (n) => n >= 2,
+        { describe: "two passes to run the sessions purge" },
+      );
+    } finally {
+      await timer.stop();
+    }
+  });
 });
