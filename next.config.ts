@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { PHASE_PRODUCTION_SERVER } from "next/constants";
 
 /**
  * Security headers on every response (ASVS 14.4, L1). `frame-ancestors 'none'` (and X-Frame-Options
@@ -24,6 +25,9 @@ const SECURITY_HEADERS = [
 ];
 
 const nextConfig: NextConfig = {
+  // Every build also writes .next/standalone: server.js plus only the node_modules it traced, what the
+  // `web` image runs (docs/deploy.md). The rest of .next stays complete, so `next start` still serves it.
+  output: "standalone",
   // postgres.js and the engine run only on the Node runtime; keep them out of the bundle graph.
   serverExternalPackages: ["postgres"],
   poweredByHeader: false,
@@ -32,4 +36,13 @@ const nextConfig: NextConfig = {
   },
 };
 
-export default nextConfig;
+/**
+ * `next start` (npm start, the test stacks) serves the ordinary .next of the same build. Told about
+ * standalone output it only warns that server.js is the way (vercel/next.js `server/next.js`), so the
+ * server phase is given the config without it: one build, both ways of serving it, no misleading warning.
+ */
+export default function config(phase: string): NextConfig {
+  if (phase !== PHASE_PRODUCTION_SERVER) return nextConfig;
+  const { output: _standalone, ...served } = nextConfig;
+  return served;
+}

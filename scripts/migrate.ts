@@ -1,22 +1,43 @@
-// `npm run db:migrate`: applies pending migrations to DATABASE_URL (or the embedded instance a
-// running `npm start` published) and prints what it applied.
-import { createDb } from "../db/client";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
-import { migrate } from "../db/migrate";
+// `npm run db:migrate`, and the web image's one-shot migrate job (this file bundled as migrate.mjs,
+// docs/deploy.md): applies pending migrations to DATABASE_URL (or the embedded instance a running
+// `npm start` published), then RUNIFOLD_SEED (default `admin` with DATABASE_URL: a first admin
+// only), and prints what it did. Exit codes: 0 done, 1 failed, 2 configuration.
+import { resolveDatabaseUrl, resolveDataRoot } from "../db/embedded/database-url";
 import { readEnv } from "../lib/env";
+import { bundledMigrationsDir, migrateSeed, runMigrateJob } from "./lib/migrate-job";
 
-async function main() {
-  const { sql } = createDb(resolveDatabaseUrl(readEnv()), { max: 1, name: "runifold-migrate" });
+async function main(): Promise<number> {
+  let env: ReturnType<typeof readEnv>;
+  let url: string;
   try {
-    const { applied } = await migrate(sql);
-    if (applied.length === 0) process.stdout.write("migrations: up to date\n");
-    for (const tag of applied) process.stdout.write(`applied ${tag}\n`);
-  } finally {
-    await sql.end({ timeout: 5 });
+    env = readEnv();
+    url = resolveDatabaseUrl(env);
+  } catch (error) {
+    process.stderr.write(`db:migrate: ${(error as Error).message}\n`);
+    return 2;
   }
+  const seed = migrateSeed(env);
+  if (typeof seed === "object") {
+    process.stderr.write(`db:migrate: ${seed.refused}\n`);
+    return 2;
+  }
+  await runMigrateJob({
+    url,
+    migrationsDir: bundledMigrationsDir(import.meta.url),
+    seed,
+    dataRoot: resolveDataRoot(env),
+    isTTY: Boolean(process.stdout.isTTY),
+    write: (line) => process.stdout.write(`${line}\n`),
+  });
+  return 0;
 }
 
-main().catch((error) => {
-  process.stderr.write(`db:migrate failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`db:migrate failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -2,12 +2,13 @@
 // embedded store, a first admin only with DATABASE_URL), build, web + workers.
 // Ctrl-C / SIGTERM stops everything in order (workers and web drain, then Postgres); a second
 // signal kills everything at once.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { resolveDataRoot } from "../db/embedded/database-url";
 import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
 import { readEnv } from "../lib/env";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
+import { credentialLines, presentCredentials } from "./lib/first-run-credentials";
 import { localOrigin, prepareDatabase, type SeedResult, Supervisor, stopPostgres } from "./lib/stack";
 import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";
 
@@ -125,26 +126,16 @@ function printWelcome(url: string, seed: SeedResult | undefined, workers: number
   const lines = [``, `  Runifold is running at ${url}`, `  health: ${url}/api/health · workers: ${workers}`];
   const secrets = seed?.created ? credentialLines(seed) : [];
   if (secrets.length > 0) {
-    if (process.stdout.isTTY) {
-      lines.push(``, `  First run. Save these now; they are not shown again.`, ...secrets.map((line) => `    ${line}`));
-    } else {
-      // Not a terminal: stdout is probably a log (journald, docker, CI). Credentials never go there.
-      const file = path.join(dataRoot, `first-run-credentials-${Date.now()}.txt`);
-      mkdirSync(dataRoot, { recursive: true, mode: 0o700 });
-      writeFileSync(file, `${secrets.join("\n")}\n`, { mode: 0o600, flag: "wx" });
-      lines.push(``, `  First run: credentials written to ${file} (mode 0600). Read it once, then delete it.`);
-    }
+    const shown = presentCredentials(secrets, {
+      dataRoot,
+      isTTY: Boolean(process.stdout.isTTY),
+      intro: "First run. Save these now; they are not shown again.",
+    });
+    lines.push(``, ...shown.map((line) => `  ${line}`));
     if (seed?.operator && !seed.apiKey) lines.push(`  The admin password must be changed at first sign-in.`);
   }
   lines.push(``, `  Press Ctrl-C to stop.`, ``);
   process.stdout.write(`${lines.join("\n")}\n`);
-}
-
-function credentialLines(seed: SeedResult): string[] {
-  return [
-    ...(seed.operator ? [`operator login: ${seed.operator.email} / ${seed.operator.password}`] : []),
-    ...(seed.apiKey ? [`demo API key:   ${seed.apiKey}`] : []),
-  ];
 }
 
 main().catch((error) => {

@@ -29,6 +29,6 @@ export function assertSchemaSupported(status: SchemaStatus): void {
   const first = status.missing[0];
   throw new SchemaMismatchError(
     `the store's schema is older than this SDK: migration ${first}${status.missing.length > 1 ? ` and ${status.missing.length - 1} more` : ""} ` +
-      "not applied. Apply the migrations first (`npm run db:migrate` in the Runifold app, or the deployment's migrate job), then start the worker.",
+      "not applied. Apply the migrations first (the deployment's migrate job, `runifold-worker migrate`, or `npm run db:migrate` in the Runifold app), then start the worker.",
   );
 }

@@ -1,0 +1,130 @@
+// Turns a built checkout (`next build` done) into the two deployables the Dockerfile ships, as plain
+// directories (docs/deploy.md). The Dockerfile runs exactly this, and tests/deploy runs it into
+// empty temporary directories, so what the images hold is tested without a container runtime.
+//
+//   tsx scripts/deploy/assemble.ts --web <dir> [--worker <dir>] [--sdk-tarball <file.tgz>]
+//
+// <web>:    Next's standalone server (server.js, the traced node_modules) plus .next/static and
+//           public/, the migrations, and three bundled entry points: start.mjs (the web process),
+//           migrate.mjs (the one-shot migrate job) and runifold.mjs (the admin CLI).
+// <worker>: a project with @runifold/sdk installed from its packed tarball (npm pack, or the one
+//           given), zod, and the demo workflows bundled to workflows/index.js.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const log = (line: string) => process.stdout.write(`[assemble] ${line}\n`);
+
+// postgres.js stays a package (the standalone trace ships it); everything else is bundled. Bundled
+// CommonJS (pino, zod's helpers) needs a `require` in an ES module.
+const REQUIRE_BANNER =
+  "import { createRequire as __rfCreateRequire } from 'node:module'; const require = __rfCreateRequire(import.meta.url);";
+
+/** One entry point as one ES module for Node 20: what runs in the image without tsx or the repository. */
+async function bundle(entry: string, outfile: string, external: string[]): Promise<void> {
+  await build({
+    entryPoints: [path.join(ROOT, entry)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external,
+    banner: { js: REQUIRE_BANNER },
+    tsconfig: path.join(ROOT, "tsconfig.json"),
+    logLevel: "warning",
+    legalComments: "none",
+  });
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.status}`);
+  return result.stdout;
+}
+
+async function assembleWeb(out: string): Promise<void> {
+  const standalone = path.join(ROOT, ".next", "standalone");
+  if (!existsSync(path.join(standalone, "server.js")))
+    throw new Error(
+      `no ${path.relative(ROOT, standalone)}/server.js: run \`next build\` first (next.config.ts has output: "standalone")`,
+    );
+  rmSync(out, { recursive: true, force: true });
+  // verbatimSymlinks: the trace links packages (.next/node_modules/postgres-<hash> → ../../node_modules/postgres);
+  // resolved, those links would point back into this checkout instead of into the copy.
+  cpSync(standalone, out, { recursive: true, verbatimSymlinks: true });
+  // Next leaves the browser assets out of standalone output: the server serves them from beside itself.
+  cpSync(path.join(ROOT, ".next", "static"), path.join(out, ".next", "static"), { recursive: true });
+  if (existsSync(path.join(ROOT, "public"))) cpSync(path.join(ROOT, "public"), path.join(out, "public"), { recursive: true });
+  // The migrations, explicitly (the trace happens to include them today, for /api/health); drizzle-kit's
+  // snapshots are a development aid.
+  rmSync(path.join(out, "db"), { recursive: true, force: true });
+  cpSync(path.join(ROOT, "db", "migrations"), path.join(out, "db", "migrations"), {
+    recursive: true,
+    filter: (source) => !/_snapshot\.json$/.test(source),
+  });
+  // Sources the trace picked up through dynamic imports; the server never loads a .ts file.
+  rmSync(path.join(out, "packages"), { recursive: true, force: true });
+  await bundle("scripts/deploy/web-start.ts", path.join(out, "start.mjs"), ["postgres", "./server.js"]);
+  await bundle("scripts/migrate.ts", path.join(out, "migrate.mjs"), ["postgres"]);
+  await bundle("cli/main.ts", path.join(out, "runifold.mjs"), ["postgres"]);
+  log(`web: ${out} (node start.mjs | node migrate.mjs | node runifold.mjs)`);
+}
+
+async function assembleWorker(out: string, sdkTarball?: string): Promise<void> {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  let tarball = sdkTarball;
+  if (!tarball) {
+    // `prepack` builds the SDK's dist/ first, so the tarball holds what this checkout builds.
+    const packed = run("npm", ["pack", "-w", "@runifold/sdk", "--pack-destination", out, "--silent"], ROOT)
+      .trim()
+      .split("\n")
+      .at(-1);
+    tarball = path.join(out, packed ?? "");
+  } else {
+    copyFileSync(tarball, path.join(out, path.basename(tarball)));
+    tarball = path.join(out, path.basename(tarball));
+  }
+  const rootManifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  writeFileSync(
+    path.join(out, "package.json"),
+    `${JSON.stringify(
+      {
+        name: "runifold-worker-image",
+        private: true,
+        type: "module",
+        // zod at the app's exact version: definitions and the SDK share one copy (npm dedupes).
+        dependencies: { "@runifold/sdk": `file:./${path.basename(tarball)}`, zod: rootManifest.dependencies.zod },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=warn"], out);
+  // The demo module, as a team ships its own: built JS importing @runifold/sdk and zod from node_modules.
+  await bundle("workflows/demo/index.ts", path.join(out, "workflows", "index.js"), ["@runifold/sdk", "zod"]);
+  log(`worker: ${out} (node node_modules/@runifold/sdk/dist/bin/runifold-worker.js --workflows workflows/index.js)`);
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { web: { type: "string" }, worker: { type: "string" }, "sdk-tarball": { type: "string" } },
+  });
+  if (!values.web && !values.worker)
+    throw new Error("usage: assemble.ts --web <dir> [--worker <dir>] [--sdk-tarball <file.tgz>]");
+  if (values.web) await assembleWeb(path.resolve(values.web));
+  if (values.worker)
+    await assembleWorker(path.resolve(values.worker), values["sdk-tarball"] && path.resolve(values["sdk-tarball"]));
+}
+
+main().catch((error) => {
+  process.stderr.write(`assemble: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createDb } from "../../db/client";
+import { migrate } from "../../db/migrate";
+import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
+import { credentialLines, presentCredentials } from "./first-run-credentials";
+
+/** What the migrate job seeds after migrating: a first admin on a store without operators, or nothing. */
+export type MigrateSeed = "admin" | "off";
+
+/** Arbitrary constant, next to the migrations' own lock: two jobs at once never both create a first admin. */
+const SEED_LOCK_KEY = 7_240_002;
+
+/**
+ * RUNIFOLD_SEED for the migrate job: `admin` by default with a DATABASE_URL of your own (DESIGN.md
+ * §1), `off` on the embedded store (`npm start` seeds that). The demo is `npm start`'s alone, so a
+ * production job can never put demo tenants and a demo key into a real store by a stray variable.
+ */
+export function migrateSeed(env: { RUNIFOLD_SEED?: string; DATABASE_URL?: string }): MigrateSeed | { refused: string } {
+  const mode = env.RUNIFOLD_SEED ?? (env.DATABASE_URL ? "admin" : "off");
+  if (mode === "admin" || mode === "off") return mode;
+  return {
+    refused:
+      "RUNIFOLD_SEED=demo is for `npm start` (RUNIFOLD_SEED=demo npm start); the migrate job seeds `admin` (a first admin only) or `off`",
+  };
+}
+
+/**
+ * The migrations to apply: the copy beside a bundled job (the web image's migrate.mjs sits next to
+ * db/migrations), else the repository's own (db/migrate.ts's default).
+ */
+export function bundledMigrationsDir(from: string): string | undefined {
+  const beside = path.join(path.dirname(fileURLToPath(from)), "db", "migrations");
+  return existsSync(path.join(beside, "meta", "_journal.json")) ? beside : undefined;
+}
+
+/**
+ * The one-shot job (`npm run db:migrate`, `node migrate.mjs` in the web image): applies pending
+ * migrations under their advisory lock, then the seed, and reports. The first admin's password is
+ * shown once, on a terminal, or written to a 0600 file under `dataRoot` — never to a log.
+ */
+export async function runMigrateJob(options: {
+  url: string;
+  migrationsDir?: string;
+  seed: MigrateSeed;
+  dataRoot: string;
+  isTTY: boolean;
+  write: (line: string) => void;
+}): Promise<{ applied: string[]; seeded: boolean }> {
+  const { sql } = createDb(options.url, { max: 1, name: "runifold-migrate" });
+  try {
+    const { applied } = await migrate(sql, options.migrationsDir);
+    if (applied.length === 0) options.write("migrations: up to date");
+    for (const tag of applied) options.write(`applied ${tag}`);
+    if (options.seed === "off") return { applied, seeded: false };
+    const operator = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
+      return ensureFirstAdmin({ sql: tx, actor: SEED_ACTOR });
+    });
+    if (!operator) return { applied, seeded: false };
+    const shown = presentCredentials(credentialLines({ operator }), {
+      dataRoot: options.dataRoot,
+      isTTY: options.isTTY,
+      intro: "First admin created. Save this now; it is not shown again:",
+    });
+    for (const line of shown) options.write(line);
+    options.write("The admin password must be changed at first sign-in.");
+    return { applied, seeded: true };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * A 2026-07-28 client spread over several web processes the way a round-robin load balancer spreads
+ * it: each request goes to the next origin, and one that cannot be reached (connection refused or
+ * reset: a killed process) is retried on the following one. A `tools/call` carries an idempotency
+ * key, so retrying one whose answer was lost never creates a second task.
+ */
+const CAPABILITIES = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+export type Served = {
+  origin: number;
+  status: number;
+  body: { result?: Record<string, unknown>; error?: { code: number; message: string } };
+};
+
+export function failoverClient(origins: string[], token: string) {
+  let turn = 0;
+  const served = origins.map(() => 0);
+  const counts = { requests: 0, failovers: 0, serverErrors: 0 };
+
+  async function once(origin: string, method: string, params: Record<string, unknown>, meta: Record<string, unknown>) {
+    const name = method === "tools/call" ? params.name : params.taskId;
+    const response = await fetch(`${origin}/api/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(typeof name === "string" ? { "mcp-name": name } : {}),
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: counts.requests,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
+            ...meta,
+          },
+        },
+      }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    return { status: response.status, body: (await response.json()) as Served["body"] };
+  }
+
+  return {
+    served,
+    counts,
+    async request(method: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}): Promise<Served> {
+      counts.requests += 1;
+      let lastError: unknown;
+      for (let tries = 0; tries < origins.length * 3; tries++) {
+        const index = turn++ % origins.length;
+        try {
+          const answer = await once(origins[index] as string, method, params, meta);
+          if (answer.status >= 500) counts.serverErrors += 1;
+          served[index] = (served[index] ?? 0) + 1;
+          return { origin: index, ...answer };
+        } catch (error) {
+          lastError = error;
+          counts.failovers += 1;
+        }
+      }
+      throw new Error(`${method}: no web process answered (${(lastError as Error)?.message})`);
+    },
+  };
+}
