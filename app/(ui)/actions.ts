@@ -12,9 +12,11 @@ import {
   setTenantDisabledAction,
   signOutEverywhereAction,
 } from "@/lib/ui/actions/account-actions";
+import { bulkTaskAction } from "@/lib/ui/actions/bulk-task-actions";
+import { revokeConnectionAction, revokeTenantConnectionAction } from "@/lib/ui/actions/connection-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
 import { disableRouteAction, saveRouteAction } from "@/lib/ui/actions/route-actions";
-import { answerInputAction, cancelTaskAction } from "@/lib/ui/actions/task-actions";
+import { answerInputAction, cancelTaskAction, rerunTaskAction } from "@/lib/ui/actions/task-actions";
 import {
   addMemberAction,
   createOperatorAction,
@@ -60,6 +62,9 @@ export const revokeKey = serverAction(revokeKeyAction, ["/tenants"]);
 export const saveRoute = serverAction(saveRouteAction, ["/routes"]);
 export const disableRoute = serverAction(disableRouteAction, ["/routes"]);
 export const cancelTask = serverAction(cancelTaskAction);
+// Not revalidated: the task page navigates to the new task; the list refreshes itself.
+export const rerunTask = serverAction(rerunTaskAction);
+export const bulkTasks = serverAction(bulkTaskAction);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInput = serverAction(answerInputAction);
 export const changePassword = serverAction(changePasswordAction);
@@ -67,3 +72,5 @@ export const signOutEverywhere = serverAction(signOutEverywhereAction);
 // Not revalidated: the form shows the temporary password once, then refreshes the page itself.
 export const resetPassword = serverAction(resetPasswordAction);
 export const setTenantDisabled = serverAction(setTenantDisabledAction, ["/tenants"]);
+export const revokeConnection = serverAction(revokeConnectionAction, ["/connections"]);
+export const revokeTenantConnection = serverAction(revokeTenantConnectionAction, ["/connections"]);

@@ -20,6 +20,25 @@ export class TaskDetailPage {
     return this.page.getByTestId("task-status");
   }
 
+  /** Rerun (ask, confirm); the page then moves to the new task. */
+  async rerun() {
+    await this.page.getByRole("button", { name: "Rerun", exact: true }).click();
+    await this.page.getByRole("button", { name: "Yes, rerun" }).click();
+  }
+
+  get rerunOf() {
+    return this.page.getByTestId("rerun-of");
+  }
+
+  get rerunAs() {
+    return this.page.getByTestId("rerun-as");
+  }
+
+  /** A step (or timer, signal delivery) in the Steps panel, by its stored key. */
+  step(key: string) {
+    return this.page.locator(`li[data-step-key="${key}"]`);
+  }
+
   async cancel() {
     await this.page.getByRole("button", { name: "Cancel task" }).click();
     await this.page.getByRole("button", { name: "Yes, cancel" }).click();

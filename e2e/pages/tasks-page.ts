@@ -14,4 +14,21 @@ export class TasksPage {
   status(taskId: string) {
     return this.row(taskId).getByTestId("task-status");
   }
+
+  /** Ticks a row's checkbox (TanStack Table row selection). */
+  async select(taskId: string) {
+    await this.page.getByLabel(`Select task ${taskId}`).check();
+  }
+
+  /** "Cancel selected" / "Rerun selected", then the confirmation dialog, which names the count. */
+  async bulk(action: "Cancel" | "Rerun", count: number) {
+    await this.page.getByRole("button", { name: `${action} selected` }).click();
+    const dialog = this.page.getByRole("dialog", { name: `${action} ${count} task${count === 1 ? "" : "s"}?` });
+    await dialog.getByRole("button", { name: `${action} ${count} task${count === 1 ? "" : "s"}` }).click();
+  }
+
+  /** One line of the bulk action's per-task results. */
+  result(taskId: string) {
+    return this.page.getByRole("region", { name: "Bulk action results" }).locator(`li[data-result-task="${taskId}"]`);
+  }
 }

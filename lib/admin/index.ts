@@ -10,6 +10,10 @@ export type { AuditContext, AuditFields } from "./audit";
 export { audit } from "./audit";
 export type { AuditEntry } from "./audit-log";
 export { listAudit, ZListAudit } from "./audit-log";
+export type { AuditFilters, AuditPage, AuditRecord } from "./audit-search";
+export { decodeAuditCursor, encodeAuditCursor, iterateAudit, searchAudit, ZAuditSearch } from "./audit-search";
+export type { BulkTaskResult } from "./bulk-tasks";
+export { BULK_TASK_LIMIT, bulkTaskAction, ZBulkTasks } from "./bulk-tasks";
 export type { DefinitionSummary } from "./definitions";
 export { definitionsFromStore, listPublishedDefinitions } from "./definitions";
 export { ensureFirstAdmin, FIRST_ADMIN_EMAIL } from "./first-admin";
@@ -31,4 +35,6 @@ export {
 } from "./routes";
 export { OPERATOR_ROLES, SLUG_PATTERN, TASK_SUPPORT, TOOL_NAME_PATTERN, WORKFLOW_NAME_PATTERN } from "./rules";
 export { signOutEverywhere, ZSignOutEverywhere } from "./sessions";
+export type { RerunResult } from "./task-rerun";
+export { rerunTask, ZRerunTask } from "./task-rerun";
 export { createTenant, setTenantDisabled, ZCreateTenant, ZSetTenantDisabled } from "./tenants";

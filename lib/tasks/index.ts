@@ -3,10 +3,14 @@ export type { Diagnosis } from "./diagnose-task";
 export { diagnoseTask } from "./diagnose-task";
 export type { TaskListPosition } from "./queries/key-task-list";
 export { listKeyTasks } from "./queries/key-task-list";
+export type { MetricsSnapshot } from "./queries/metrics-snapshot";
+export { readMetricsSnapshot } from "./queries/metrics-snapshot";
 export type { TaskListFilters, TaskListRow } from "./queries/operator-task-list";
 export { idPrefixRange, listTaskPage } from "./queries/operator-task-list";
 export { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "./queries/overview";
 export { readDiagnosis } from "./queries/read-diagnosis";
+export type { RerunLinks } from "./queries/rerun-links";
+export { readRerunLinks } from "./queries/rerun-links";
 export type { TombstoneDetail } from "./queries/retention-views";
 export {
   findTombstoneInTenants,
@@ -22,7 +26,11 @@ export type { RunEventRow } from "./queries/task-detail";
 export { findPendingInput, findTaskDetail, findTaskTenant, listInbox, listTaskEvents } from "./queries/task-detail";
 export type { TaskRecord } from "./queries/task-record";
 export { readTaskHandle, readTaskRecord } from "./queries/task-record";
+export type { StepRetryRow, TaskStepRow } from "./queries/task-steps";
+export { listTaskSteps, readStepOutput } from "./queries/task-steps";
 export { listOnlineWorkers, ONLINE_WORKER_SQL } from "./queries/workers";
+export type { RerunOutcome } from "./rerun-task";
+export { RERUN_AS_EVENT, RERUN_OF_EVENT, rerunTaskInScope } from "./rerun-task";
 export { isSignalName, SIGNAL_NAME_PATTERN, SIGNAL_PAYLOAD_MAX_BYTES } from "./signal-rules";
 export type { SignalTaskResult } from "./signal-task";
 export { signalTaskByHandle } from "./signal-task";

@@ -11,8 +11,11 @@ const LINKS = [
   { href: "/routes", label: "Routes" },
   { href: "/workers", label: "Workers" },
   { href: "/retention", label: "Retention" },
+  { href: "/connections", label: "Connections" },
+  // Every operator: members read the audit trail of their own tenants.
+  { href: "/audit", label: "Audit" },
 ];
-const ADMIN_LINKS = [{ href: "/audit", label: "Audit" }];
+const ADMIN_LINKS: typeof LINKS = [];
 
 export function NavLinks({ isAdmin = false }: { isAdmin?: boolean }) {
   const pathname = usePathname();

@@ -1,15 +1,16 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import type { RowSelectionState } from "@tanstack/react-table";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { diagnoseTask } from "@/lib/tasks/client";
 import type { TaskListPage } from "@/lib/ui/presenters/task-list";
 import { fetchJson } from "@/lib/ui/query-client";
-import { ProgressBar } from "../_components/progress-bar";
-import { Empty, StatusBadge, secondaryButtonClass, Time } from "../_components/ui";
+import { Empty, secondaryButtonClass } from "../_components/ui";
+import { BulkActions } from "./bulk-actions";
 import { type FilterOptions, TaskFilters } from "./task-filters";
+import { TaskTable, type TaskTableRow } from "./task-table";
 
 const REFRESH_MS = 2_000;
 
@@ -28,6 +29,9 @@ export function TaskList({ options }: { options: FilterOptions }) {
   const pathname = usePathname();
   const search = useSearchParams();
   const [previous, setPrevious] = useState<string[]>([]);
+  // Selected task IDs; cleared when the filters or the page change, so an action only ever applies
+  // to rows the operator can see.
+  const [selection, setSelection] = useState<RowSelectionState>({});
   const query = apiQuery(search);
   const { data, error, isFetching, dataUpdatedAt } = useQuery({
     queryKey: ["tasks", query],
@@ -39,6 +43,7 @@ export function TaskList({ options }: { options: FilterOptions }) {
   const navigate = (mutate: (params: URLSearchParams) => void) => {
     const params = new URLSearchParams(search);
     mutate(params);
+    setSelection({});
     router.replace(`${pathname}?${params}`, { scroll: false });
   };
   const onFilter = (key: string, value: string) => {
@@ -58,7 +63,13 @@ export function TaskList({ options }: { options: FilterOptions }) {
     setPrevious((stack) => stack.slice(0, -1));
     navigate((params) => (back ? params.set("cursor", back) : params.delete("cursor")));
   };
-  const now = data ? new Date(data.serverNow) : new Date();
+  const rows = useMemo<TaskTableRow[]>(
+    () =>
+      data
+        ? data.items.map((task) => ({ ...task, why: diagnoseTask(task, data.workers, new Date(data.serverNow)).headline }))
+        : [],
+    [data],
+  );
 
   return (
     <div>
@@ -67,65 +78,13 @@ export function TaskList({ options }: { options: FilterOptions }) {
         {error ? <span className="text-red-700">Could not refresh: {error.message}</span> : null}
         {!error && dataUpdatedAt ? `Live · refreshes every ${REFRESH_MS / 1000} s${isFetching ? " · updating…" : ""}` : null}
       </p>
+      <BulkActions selected={Object.keys(selection)} onDone={() => setSelection({})} />
       {!data && !error ? (
         <p className="text-sm text-slate-500">Loading tasks…</p>
       ) : data && data.items.length === 0 ? (
         <Empty>No tasks match these filters.</Empty>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <caption className="sr-only">Tasks, newest first</caption>
-            <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="px-3 py-2">
-                  Task
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Route
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Status
-                </th>
-                <th scope="col" className="hidden px-3 py-2 md:table-cell">
-                  Why
-                </th>
-                <th scope="col" className="hidden px-3 py-2 lg:table-cell">
-                  Progress
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {data?.items.map((task) => (
-                <tr key={task.id} data-task-id={task.id} className="hover:bg-slate-50">
-                  <td className="px-3 py-2">
-                    <Link href={`/tasks/${task.id}`} className="font-mono text-indigo-700 hover:underline" title={task.id}>
-                      {task.id.slice(0, 8)}
-                    </Link>
-                  </td>
-                  <td className="px-3 py-2">
-                    <span className="text-slate-500">{task.tenantSlug}/</span>
-                    {task.tool ?? task.workflowKey}
-                  </td>
-                  <td className="px-3 py-2" data-testid="task-status">
-                    <StatusBadge status={task.status} />
-                  </td>
-                  <td className="hidden max-w-md px-3 py-2 text-slate-600 md:table-cell">
-                    {diagnoseTask(task, data.workers, now).headline}
-                  </td>
-                  <td className="hidden px-3 py-2 lg:table-cell">
-                    <ProgressBar progress={task.progress} compact />
-                  </td>
-                  <td className="whitespace-nowrap px-3 py-2 text-slate-600">
-                    <Time iso={task.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <TaskTable rows={rows} selection={selection} onSelectionChange={setSelection} />
       )}
       <nav aria-label="Pages" className="mt-3 flex gap-2">
         <button type="button" className={secondaryButtonClass} disabled={!search.get("cursor")} onClick={goNewer}>

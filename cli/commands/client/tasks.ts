@@ -5,6 +5,7 @@ import { EXIT, exitCodeOfTask } from "../../exit-codes";
 import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../../input";
 import { print, printJson } from "../../output";
 import { printTask, progressPrinter, reportOutcome, statusLine } from "../../render";
+import { rerunVerb } from "../admin/task-rerun";
 import { registerCommand } from "../registry";
 import { DEADLINE_OPTION } from "./call";
 import { diagnoseIfPossible } from "./diagnosis";
@@ -12,7 +13,7 @@ import { signalVerb } from "./signal";
 
 registerCommand({
   name: "tasks",
-  summary: "Follow, answer, cancel and signal tasks",
+  summary: "Follow, answer, cancel, signal and rerun tasks",
   section: "client",
   verbs: [
     {
@@ -115,5 +116,6 @@ registerCommand({
       },
     },
     signalVerb,
+    rerunVerb,
   ],
 });

@@ -1,7 +1,7 @@
 import "server-only";
 import type { InputResponse } from "@runifold/sdk";
 import { z } from "zod";
-import { actorLabel, audit } from "../../admin";
+import { actorLabel, audit, type RerunResult, rerunTask } from "../../admin";
 import { AppError } from "../../errors";
 import { answerPendingInput, cancelTaskInScope, findPendingInput } from "../../tasks";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";
@@ -21,6 +21,18 @@ async function cancelTask(
   await audit({ sql, actor }, "task.cancel", { tenantId: result.tenantId, taskId, outcome: result.outcome });
   return { outcome: result.outcome };
 }
+
+const ZRerun = z.object({ taskId: z.string() });
+
+/**
+ * Reruns a finished task the operator may see (lib/admin rerunTask: same input, a new task, linked
+ * both ways, audited); another tenant's task is "not found" like a missing one, a live one a conflict.
+ */
+export const rerunTaskAction = operatorAction(
+  ZRerun,
+  ({ sql, actor, operator }, { taskId }): Promise<RerunResult> =>
+    rerunTask({ sql, actor }, { taskId, scope: operator.tenantIds }),
+);
 
 const ZAnswer = z.object({
   taskId: z.string(),

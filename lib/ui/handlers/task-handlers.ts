@@ -3,7 +3,7 @@ import { coerceError, createLogger } from "@runifold/sdk";
 import type { OperatorContext } from "../../auth";
 import { requireOperator } from "../../auth";
 import { AppError, isAppError } from "../../errors";
-import { presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
+import { presentStepOutput, presentTaskDetail, presentTaskEvents, presentTaskView } from "../presenters/task-detail";
 import { presentTaskPage } from "../presenters/task-list";
 
 const log = createLogger("ui");
@@ -27,13 +27,22 @@ export function handleTaskList(ctx: OperatorContext, request: Request): Promise<
   });
 }
 
-// GET /api/ui/tasks/:id – the task detail (polled), or ?before=<eventId> for an older history page.
-// A purged task answers its tombstone (`purged: true`) instead of the run (`purged: false`); a
-// purged task has no history left, so its ?before= is the 404 of a missing ID.
+// GET /api/ui/tasks/:id – the task detail (polled), ?before=<eventId> for an older history page, or
+// ?step=<key> for one step's whole output. A purged task answers its tombstone (`purged: true`)
+// instead of the run (`purged: false`); a purged task has no history or steps left, so its ?before=
+// and ?step= are the 404 of a missing ID.
 export function handleTaskDetail(ctx: OperatorContext, request: Request, taskId: string): Promise<Response> {
   return respond(async () => {
     const operator = await requireOperator(ctx);
-    const before = new URL(request.url).searchParams.get("before");
+    const search = new URL(request.url).searchParams;
+    const step = search.get("step");
+    if (step !== null) {
+      if (step.length === 0 || step.length > 300) throw new AppError("bad_request", "Bad step key.");
+      const output = await presentStepOutput(ctx.sql, operator, taskId, step);
+      if (!output) throw new AppError("not_found");
+      return output;
+    }
+    const before = search.get("before");
     if (before !== null) {
       if (!/^\d{1,15}$/.test(before)) throw new AppError("bad_request", "Bad cursor.");
       const detail = await presentTaskDetail(ctx.sql, operator, taskId);

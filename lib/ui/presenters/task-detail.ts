@@ -2,8 +2,17 @@ import "server-only";
 import type { FailureCause, InputRequest, RunStatus, WaitDetail } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
-import { findTaskDetail, findTombstoneInTenants, listTaskEvents, type RunEventRow } from "../../tasks";
+import {
+  findTaskDetail,
+  findTombstoneInTenants,
+  listTaskEvents,
+  listTaskSteps,
+  type RunEventRow,
+  readRerunLinks,
+  readStepOutput,
+} from "../../tasks";
 import { formatMs } from "./retention";
+import { presentSteps, STEP_LIMIT, STEP_PREVIEW_CHARS, type TaskStepItem } from "./task-steps";
 
 export const EVENT_PAGE_SIZE = 20;
 
@@ -44,6 +53,13 @@ export type TaskDetail = {
   events: TaskEventItem[];
   /** Cursor for older history, if there is any. */
   olderThan: number | null;
+  /** Memoized steps, timers and signal deliveries in call order, outputs cut to a preview (task-steps.ts). */
+  steps: TaskStepItem[];
+  /** More durable operations exist than the page lists. */
+  stepsTruncated: boolean;
+  /** The task this one reran, and the reruns of this one (lib/tasks/rerun-task.ts), newest last. */
+  rerunOf: string | null;
+  rerunAs: string[];
 };
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
@@ -61,8 +77,15 @@ export function summarizeEvent(type: string, payload: unknown): string {
       return `cancelled${text("reason") ? `: ${text("reason")}` : ""}${text("actor") ? ` (${text("actor")})` : ""}`;
     case "failed":
       return `failed: ${((p.error ?? {}) as { message?: string }).message ?? "error"}`;
-    case "log":
-      return `log: ${text("message") ?? ""}`;
+    case "log": {
+      // ctx.log(message, data): the data as compact JSON, cut short (the line stays one line).
+      const data = p.data === undefined ? "" : JSON.stringify(p.data);
+      return `log: ${text("message") ?? ""}${data ? ` ${data.length > 300 ? `${data.slice(0, 300)}…` : data}` : ""}`;
+    }
+    case "rerun_of":
+      return `rerun of ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
+    case "rerun_as":
+      return `rerun as ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
     case "step_failed":
       return `step \`${text("key")}\` failed (execution ${text("failures")}), retrying in ${text("retryInMs")} ms`;
     default: {
@@ -92,7 +115,12 @@ function olderCursor(rows: RunEventRow[], pageSize: number): number | null {
 export async function presentTaskDetail(sql: SqlHandle, operator: Operator, taskId: string): Promise<TaskDetail | undefined> {
   const row = await findTaskDetail(sql, { taskId, scope: operator.tenantIds });
   if (!row) return undefined;
-  const events = await listTaskEvents(sql, { taskId, scope: operator.tenantIds, limit: EVENT_PAGE_SIZE + 1 });
+  const scope = operator.tenantIds;
+  const [events, stepRows, links] = await Promise.all([
+    listTaskEvents(sql, { taskId, scope, limit: EVENT_PAGE_SIZE + 1 }),
+    listTaskSteps(sql, { taskId, scope, previewChars: STEP_PREVIEW_CHARS, limit: STEP_LIMIT + 1 }),
+    readRerunLinks(sql, { taskId, scope }),
+  ]);
   return {
     purged: false,
     id: row.id,
@@ -122,6 +150,10 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
     serverNow: iso(row.db_now) as string,
     events: toEventItems(events.slice(0, EVENT_PAGE_SIZE)),
     olderThan: olderCursor(events, EVENT_PAGE_SIZE),
+    steps: presentSteps(stepRows.slice(0, STEP_LIMIT), { status: row.status, failure: row.failure ?? null }),
+    stepsTruncated: stepRows.length > STEP_LIMIT,
+    rerunOf: links.rerunOf,
+    rerunAs: links.rerunAs,
   };
 }
 
@@ -192,4 +224,15 @@ export async function presentTaskEvents(
 ): Promise<{ events: TaskEventItem[]; olderThan: number | null }> {
   const rows = await listTaskEvents(sql, { taskId, scope: operator.tenantIds, beforeId, limit: EVENT_PAGE_SIZE + 1 });
   return { events: toEventItems(rows.slice(0, EVENT_PAGE_SIZE)), olderThan: olderCursor(rows, EVENT_PAGE_SIZE) };
+}
+
+/** One step's whole output, pretty-printed ("Show all" on the task page); undefined = not visible. */
+export async function presentStepOutput(
+  sql: SqlHandle,
+  operator: Operator,
+  taskId: string,
+  key: string,
+): Promise<{ key: string; output: string } | undefined> {
+  const output = await readStepOutput(sql, { taskId, key, scope: operator.tenantIds });
+  return output === undefined ? undefined : { key, output };
 }

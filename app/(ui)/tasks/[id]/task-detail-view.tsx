@@ -13,6 +13,9 @@ import { CancelButton } from "./cancel-button";
 import { DiagnosisPanel } from "./diagnosis-panel";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
+import { RerunButton } from "./rerun-button";
+import { RerunLinks } from "./rerun-links";
+import { StepsPanel } from "./steps-panel";
 import { TaskHeading } from "./task-heading";
 
 function Json({ value, label }: { value: unknown; label: string }) {
@@ -96,7 +99,9 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
             }}
           />
         )}
+        {terminal && <RerunButton taskId={task.id} />}
       </div>
+      <RerunLinks rerunOf={task.rerunOf} rerunAs={task.rerunAs} />
       {cancelError && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
           {cancelError}
@@ -163,6 +168,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
           </Card>
         )}
       </div>
+      <StepsPanel taskId={task.id} steps={task.steps} truncated={task.stepsTruncated} />
       <History taskId={task.id} newest={task.events} olderThan={task.olderThan} />
     </div>
   );
