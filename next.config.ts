@@ -10,11 +10,17 @@ import { PHASE_PRODUCTION_SERVER } from "next/constants";
  */
 const publicUrl = process.env.RUNIFOLD_PUBLIC_URL ?? process.env.NEXTAUTH_URL ?? "";
 
+const CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
+/**
+ * The OAuth consent page's Approve and Deny end in a redirect to the client's registered redirect
+ * URI, and browsers apply `form-action` to a form post's redirects too (CSP3 §6.4.2): with
+ * `'self'` a no-JavaScript approval would be blocked. Any redirect target there is one the server
+ * validated against the client's registration, so that page drops only `form-action`.
+ */
+const CONSENT_CSP = "frame-ancestors 'none'; base-uri 'self'; object-src 'none'";
+
 const SECURITY_HEADERS = [
-  {
-    key: "Content-Security-Policy",
-    value: "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'",
-  },
+  { key: "Content-Security-Policy", value: CSP },
   { key: "X-Frame-Options", value: "DENY" },
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
@@ -32,7 +38,11 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["postgres"],
   poweredByHeader: false,
   async headers() {
-    return [{ source: "/:path*", headers: SECURITY_HEADERS }];
+    // When several entries set one header, the later entry wins (Next `headers()`): the consent page's CSP last.
+    return [
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      { source: "/oauth/authorize", headers: [{ key: "Content-Security-Policy", value: CONSENT_CSP }] },
+    ];
   },
 };
 

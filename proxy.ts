@@ -25,5 +25,6 @@ export const config = {
     "/retention/:path*",
     "/audit/:path*",
     "/account/:path*",
+    "/connections/:path*",
   ],
 };

@@ -1,5 +1,6 @@
 import { killAllNow } from "../scripts/lib/children";
 import { startTestStack } from "../scripts/lib/test-stack";
+import { createLoopbackTls } from "./oauth/loopback-tls";
 
 /**
  * `npm run test:e2e` brings up its own stack through the helper every suite uses
@@ -14,10 +15,15 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     return undefined;
   }
   process.on("exit", killAllNow); // a runner that dies never leaves a web server or worker behind
+  // e2e/oauth.spec.ts serves a client metadata document over https on loopback; the app trusts its certificate.
+  const tls = createLoopbackTls(process.cwd());
+  process.env.E2E_LOOPBACK_TLS_KEY = tls.keyFile;
+  process.env.E2E_LOOPBACK_TLS_CERT = tls.certFile;
   const stack = await startTestStack({
     projectRoot: process.cwd(),
     label: "e2e",
     workers: 1,
+    env: { NODE_EXTRA_CA_CERTS: tls.certFile },
     log: (line) => process.stdout.write(`[e2e stack] ${line}\n`),
   });
   process.env.BASE_URL = stack.origin;

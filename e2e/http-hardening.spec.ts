@@ -16,6 +16,14 @@ test("pages carry the security headers: CSP frame-ancestors, X-Frame-Options, no
   }
 });
 
+test("the OAuth consent page drops only form-action (its form redirects to the client), keeping frame-ancestors", async ({ request }) => {
+  const response = await request.get("/oauth/authorize?client_id=x", { maxRedirects: 0 });
+  const csp = response.headers()["content-security-policy"] ?? "";
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain("form-action");
+  expect(response.headers()["x-frame-options"]).toBe("DENY");
+});
+
 test("an oversized body to the unauthenticated sign-in endpoint is refused with 413 before next-auth reads it", async ({
   request,
 }) => {

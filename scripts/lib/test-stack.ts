@@ -92,6 +92,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
         DATABASE_URL: db.url,
         NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
         NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+        // OAuth is on only with a public URL: the stack's own origin, as a deployment's would be.
+        RUNIFOLD_PUBLIC_URL: `http://127.0.0.1:${port}`,
         RUNIFOLD_LOG_LEVEL: process.env.RUNIFOLD_LOG_LEVEL ?? "warn",
         ...options.env,
       };
