@@ -1,6 +1,9 @@
 // Next.js calls register() once when a server process starts (not during `next build`).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First, so spans from the start on have a provider; a no-op unless OTEL_* asks for traces.
+  const { startWebTelemetry } = await import("./lib/server/telemetry");
+  await startWebTelemetry();
   // The socket's peer and local address as headers a client cannot forge (sign-in throttling, the loopback guard).
   const { installPeerHook } = await import("./lib/auth");
   installPeerHook();

@@ -43,6 +43,11 @@ export const runs = pgTable(
     progress: jsonb("progress"),
     /** The legacy caller's `_meta.progressToken`, reused for progress notifications until terminal. */
     progressToken: jsonb("progress_token"),
+    /**
+     * The creator's trace context as W3C propagation fields ({traceparent, tracestate}), captured when
+     * tracing is on, so every attempt's spans join the trace of the request that created the run.
+     */
+    traceContext: jsonb("trace_context"),
     statusMessage: text("status_message"),
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
@@ -64,6 +69,11 @@ export const runs = pgTable(
     index("runs_tenant_key_created_idx").on(t.tenantId, t.createdByKeyId, t.createdAt.desc(), t.id.desc()),
     // serves: retention cleaner (terminal runs finished before a cutoff)
     index("runs_finished_idx").on(t.finishedAt).where(sql`finished_at IS NOT NULL`),
+    // serves: the /api/metrics scrape (live runs by status and workflow; waiting_input runs per tenant).
+    // Partial: only live runs are in it, so it stays small however long the history is.
+    index("runs_live_status_idx")
+      .on(t.status, t.workflowKey)
+      .where(sql`status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')`),
     // serves: the workers' deadline sweep (live runs past their own timeout)
     index("runs_deadline_idx").on(t.deadlineAt).where(sql`deadline_at IS NOT NULL AND finished_at IS NULL`),
   ],

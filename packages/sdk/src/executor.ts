@@ -26,10 +26,18 @@ import { releaseRun } from "./ops/release-run";
 import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
 import { ReplayHistory } from "./replay/history";
+import type { WorkerObserver } from "./telemetry/observer";
 import { isTransientStoreError } from "./transient-errors";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
-export type ExecuteDeps = { sql: SqlHandle; logger: Logger; workerId: string; leaseMs: number; limits: Limits };
+export type ExecuteDeps = {
+  sql: SqlHandle;
+  logger: Logger;
+  workerId: string;
+  leaseMs: number;
+  limits: Limits;
+  observer?: WorkerObserver;
+};
 
 /** Attempts in a row that may end without progress (crash, lost lease) before the run is failed. */
 export const DEFAULT_MAX_LOST_ATTEMPTS = 10;
@@ -91,6 +99,8 @@ export async function executeRun(
       sql: deps.sql,
       lease,
       tenantId: run.tenant_id,
+      workflowKey: run.workflow_key,
+      observer: deps.observer,
       state,
       history: new ReplayHistory(state),
       clock,

@@ -11,6 +11,8 @@ import { type ClaimedRun, claimRuns, msUntilNextClaimable } from "./ops/claim-ru
 import { heartbeatWorker, markWorkerStopped, registerWorker } from "./ops/register-worker";
 import { releaseRuns } from "./ops/release-runs";
 import { startSweeps } from "./sweeps";
+import { ABORT_CANCELLED, ABORT_STOPPING, observeAttempt } from "./telemetry/attempt-telemetry";
+import type { WorkerObserver } from "./telemetry/observer";
 import type { WorkflowRegistry } from "./workflow";
 
 export type WorkerOptions = {
@@ -33,6 +35,8 @@ export type WorkerOptions = {
   lastResortHandlers?: boolean;
   /** Runs claimable this long without an online worker serving their version get a status message. Default 10 s. */
   strandedAfterMs?: number;
+  /** Told about claims, attempts and steps, for metrics (createWorkerMetrics binds it to prom-client). */
+  observer?: WorkerObserver;
 };
 
 export type Worker = {
@@ -104,7 +108,10 @@ export function createWorker(options: WorkerOptions): Worker {
     if (stopping) return;
     const abort = new AbortController();
     const entry: ActiveRun = { attempt: run.attempt, abort, done: Promise.resolve() };
-    entry.done = executeRun({ sql, logger, workerId: id, leaseMs, limits }, run, definition, abort)
+    const observed = { run, logger, observer: options.observer, signal: abort.signal };
+    entry.done = observeAttempt(observed, (runLogger) =>
+      executeRun({ sql, logger: runLogger, workerId: id, leaseMs, limits, observer: options.observer }, run, definition, abort),
+    )
       .catch((error) => logger.error("executor crashed", { runId: run.id, error: coerceError(error).message }))
       .finally(() => {
         // Only this attempt's own entry: a later attempt of the same run is never dropped by an earlier one's end.
@@ -137,7 +144,7 @@ export function createWorker(options: WorkerOptions): Worker {
         () => void fill(), // on (re)connect: catch up on anything missed while disconnected
       );
       const cancel = await sql.listen(CHANNELS.cancel, (runId) => {
-        active.get(runId)?.abort.abort(new Error("cancelled"));
+        active.get(runId)?.abort.abort(new Error(ABORT_CANCELLED));
       });
       stoppers.push(wake.unlisten, cancel.unlisten);
       const sweeps = startSweeps({ sql, logger, intervalMs: Math.max(pollMs, 1_000), strandedAfterMs: options.strandedAfterMs });
@@ -166,7 +173,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await filling?.catch(() => {});
       const drained = Promise.all([...active.values()].map((entry) => entry.done));
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs))]);
-      for (const entry of active.values()) entry.abort.abort(new Error("worker stopping"));
+      for (const entry of active.values()) entry.abort.abort(new Error(ABORT_STOPPING));
       // MUST release whatever is still leased, or those runs wait a full lease before anyone resumes them.
       const released = await releaseRuns(sql, id).catch(() => []);
       await markWorkerStopped(sql, id).catch(() => {});

@@ -7,6 +7,7 @@ import type { RunState } from "../ops/load-run-state";
 import type { Lease } from "../ops/types";
 import type { RetryPolicy } from "../policy/retry-policy";
 import type { ReplayHistory } from "../replay/history";
+import type { WorkerObserver } from "../telemetry/observer";
 import { isTransientStoreError } from "../transient-errors";
 
 /** Where a step failure happened, so the executor can store it as the run's cause. */
@@ -16,6 +17,10 @@ export type AttemptDeps = {
   sql: SqlHandle;
   lease: Lease;
   tenantId: string;
+  /** `name@version`: the metrics label of this attempt's steps. */
+  workflowKey: string;
+  /** Told about each step execution (metrics); optional. */
+  observer?: WorkerObserver;
   state: RunState;
   history: ReplayHistory;
   clock: DbClock;

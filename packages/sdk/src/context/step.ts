@@ -3,6 +3,7 @@ import { encodeJson } from "../json-value";
 import { checkpointStep } from "../ops/checkpoint-step";
 import { recordStepFailure, type StepRetryState } from "../ops/record-step-failure";
 import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
+import { observeStep } from "../telemetry/attempt-telemetry";
 import type { StepOptions, StepScope } from "../workflow";
 import { type Attempt, abortReason } from "./attempt";
 import { checkKey, checkMs } from "./keys";
@@ -43,7 +44,8 @@ export async function runStep<T>(
       const execution = failures + 1;
       let output: T;
       try {
-        output = await executeBody(attempt, key, fn, execution, timeoutMs);
+        const observed = { workflow: deps.workflowKey, key, execution, observer: deps.observer };
+        output = await observeStep(observed, () => executeBody(attempt, key, fn, execution, timeoutMs));
       } catch (error) {
         if (attempt.ended || attempt.suspended || deps.signal.aborted) throw error;
         failures = execution;

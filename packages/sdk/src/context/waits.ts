@@ -3,6 +3,7 @@ import { encodeJson } from "../json-value";
 import { suspendForInput } from "../ops/suspend-for-input";
 import { suspendForSignal } from "../ops/suspend-for-signal";
 import { suspendForTimer } from "../ops/suspend-for-timer";
+import { spanEvent } from "../telemetry/spans";
 import type { InputRequest, InputResponse, InputTimeout, SignalResult } from "../workflow";
 import type { Attempt } from "./attempt";
 import { checkKey, checkMs } from "./keys";
@@ -26,6 +27,7 @@ export async function sleep(attempt: Attempt, rawKey: string, ms: number): Promi
     );
     if (outcome === "lease_lost") throw new LeaseLost("lease lost");
     if (outcome === "due") return;
+    spanEvent("runifold.wait.timer", { "runifold.wait.key": key, "runifold.wait.ms": ms });
     throw attempt.park(new RunSuspended(`sleeping (${key})`));
   } finally {
     op.done();
@@ -53,7 +55,10 @@ export function signalWaiter(attempt: Attempt) {
         suspendForSignal(deps.sql, deps.lease, { stepKey, name, timeoutMs, seq: op.seq }),
       );
       if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
-      if (outcome.kind === "suspended") throw attempt.park(new RunSuspended(`waiting for signal ${name}`));
+      if (outcome.kind === "suspended") {
+        spanEvent("runifold.wait.signal", { "runifold.wait.signal": name });
+        throw attempt.park(new RunSuspended(`waiting for signal ${name}`));
+      }
       const result = (
         outcome.kind === "recorded"
           ? outcome.output
@@ -89,11 +94,18 @@ export async function requestInputs(
   );
   try {
     if (keys.every((key) => deps.state.answers.has(key))) {
+      // At the frontier (nothing recorded after it) this attempt is the first to see the answers: the wait ended.
+      if (!deps.history.replaying) spanEvent("runifold.input.answered", { "runifold.input.keys": keys });
       return Object.fromEntries(keys.map((key) => [key, deps.state.answers.get(key) as InputResponse]));
     }
     const outcome = await attempt.store(() => suspendForInput(deps.sql, deps.lease, requests, deadline));
     if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
-    if (outcome.kind === "suspended") throw attempt.park(new RunSuspended(`waiting for input ${keys.join(", ")}`));
+    if (outcome.kind === "suspended") {
+      // The wait itself spans attempts: this event marks where it began; the attempt that resumes the
+      // run says `runifold.resumed_from: waiting_input`.
+      spanEvent("runifold.wait.input", { "runifold.input.keys": keys });
+      throw attempt.park(new RunSuspended(`waiting for input ${keys.join(", ")}`));
+    }
     if (outcome.kind === "timed_out") {
       throw new InputTimedOut(
         `input ${outcome.keys.map((k) => `"${k}"`).join(", ")} not answered within ${timeout?.timeoutMs} ms`,

@@ -1,8 +1,13 @@
 import type { SqlHandle } from "../../../../db/client";
 import { PREPARED } from "../../../../db/sql";
+import type { RunStatus } from "../states";
 import { type RunRow, runColumns } from "./types";
 
-export type ClaimedRun = RunRow & { db_now: Date };
+/**
+ * A claimed run, with what it was before the claim: its status (`leased` = an expired lease taken
+ * over) and the instant it had become claimable (for the claim-to-start metric).
+ */
+export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claimable_since: Date | null };
 
 /**
  * Claims up to `limit` claimable runs of the served workflow versions in one statement:
@@ -23,7 +28,7 @@ export async function claimRuns(
   if (params.limit <= 0 || params.workflowKeys.length === 0) return [];
   return sql.unsafe<ClaimedRun[]>(
     `WITH picked AS (
-       SELECT id FROM runs
+       SELECT id, status AS claimed_from, claimable_at AS claimable_since FROM runs
        WHERE workflow_key = ANY($1::text[]) AND claimable_at IS NOT NULL AND claimable_at <= now()
          AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
          AND id <> ALL($5::uuid[])
@@ -42,7 +47,7 @@ export async function claimRuns(
            claimable_at = now() + make_interval(secs => $4 / 1000.0),
            wait_detail = NULL, status_message = NULL, updated_at = now()
        FROM picked WHERE r.id = picked.id
-       RETURNING ${runColumns("r")}
+       RETURNING ${runColumns("r")}, picked.claimed_from, picked.claimable_since
      ), history AS (
        INSERT INTO run_events (run_id, type, payload)
        SELECT id, 'leased', jsonb_build_object('worker', lease_owner, 'attempt', attempt, 'lostAttempts', lost_attempts) FROM claimed

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { SpanKind } from "@opentelemetry/api";
 import type { SqlHandle } from "../../../../db/client";
 import { jsonParam, PREPARED } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
+import { captureTraceContext, inSpan } from "../telemetry/spans";
 import { type AnyWorkflow, workflowKey } from "../workflow";
 import { type RunRow, runColumns } from "./types";
 
@@ -51,7 +53,15 @@ export type CreatedRun = RunRow & { created: boolean };
  * over); when another run holds it, nothing is written and that run is returned (a second read).
  */
 export async function createRun(sql: SqlHandle, params: CreateRunParams): Promise<CreatedRun> {
-  return createRunOnce(sql, params, true);
+  const attributes = {
+    "runifold.workflow": workflowKey(params.workflowName, params.workflowVersion),
+    "runifold.tenant_id": params.tenantId,
+  };
+  return inSpan("runifold.run.create", { kind: SpanKind.PRODUCER, attributes }, async (span) => {
+    const run = await createRunOnce(sql, params, true);
+    span.setAttributes({ "runifold.run_id": run.id, "runifold.run.created": run.created });
+    return run;
+  });
 }
 
 async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: boolean): Promise<CreatedRun> {
@@ -71,6 +81,7 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
     throw new Error("timeoutMs must be a positive number");
   const idempotency = params.idempotency ? checkedIdempotency(params.idempotency, key) : null;
   const id = randomUUID();
+  const traceContext = captureTraceContext();
   const rows = await sql.unsafe<RunRow[]>(
     `WITH claimed_key AS (
        INSERT INTO run_idempotency_keys (tenant_id, scope, key, run_id, expires_at)
@@ -80,9 +91,9 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
        RETURNING run_id
      ), created AS (
        INSERT INTO runs (id, tenant_id, route_id, workflow_name, workflow_version, workflow_key, status, input,
-                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints, deadline_at)
+                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints, deadline_at, trace_context)
        SELECT $1, $2, $3, $4, $5, $6, 'queued', $7::text::jsonb, $8, $9, $10, $11, now(), $13,
-              CASE WHEN $14::float8 IS NOT NULL THEN now() + make_interval(secs => $14::float8 / 1000.0) END
+              CASE WHEN $14::float8 IS NOT NULL THEN now() + make_interval(secs => $14::float8 / 1000.0) END, $18::text::jsonb
        WHERE $16::text IS NULL OR EXISTS (SELECT 1 FROM claimed_key)
        RETURNING ${runColumns()}
      ), preanswered AS (
@@ -113,6 +124,8 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
       idempotency?.scope ?? null,
       idempotency?.key ?? null,
       idempotency?.ttlMs ?? null,
+      // The creation span's context (tracing on): each attempt's span becomes its child (telemetry/attempt-telemetry.ts).
+      traceContext === null ? null : jsonParam(traceContext),
     ],
     PREPARED,
   );

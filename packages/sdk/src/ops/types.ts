@@ -27,6 +27,8 @@ export type RunRow = {
   failure: FailureCause | null;
   wait_detail: WaitDetail | null;
   progress: { progress: number; total?: number; message?: string } | null;
+  /** The creator's trace context (W3C propagation fields), when tracing was on at creation. */
+  trace_context: Record<string, string> | null;
   status_message: string | null;
   cancel_requested_at: Date | null;
   created_at: Date;
@@ -45,7 +47,7 @@ export function runColumns(alias?: string): string {
   return `${q}id, ${q}tenant_id, ${q}route_id, ${q}workflow_name, ${q}workflow_version, ${q}workflow_key, ${q}status,
   ${q}input, ${q}created_by_key_id, ${q}origin, ${q}ttl_ms::float8 AS ttl_ms, ${q}poll_interval_ms, ${q}claimable_at,
   ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}lost_attempts, ${q}checkpoints, ${q}deadline_at, ${q}failure,
-  ${q}wait_detail, ${q}progress, ${q}status_message, ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
+  ${q}wait_detail, ${q}progress, ${q}trace_context, ${q}status_message, ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
 }
 
 /** The lease guard every write of a leased run carries. */

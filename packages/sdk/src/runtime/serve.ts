@@ -4,6 +4,7 @@ import type { Sql } from "../../../../db/client";
 import { describeDefinition } from "../definitions/describe";
 import { type PublishOutcome, publishDefinitions } from "../definitions/publish";
 import type { Logger } from "../logger";
+import type { WorkerObserver } from "../telemetry/observer";
 import { createWorker, type Worker } from "../worker";
 import { type AnyWorkflow, createRegistry } from "../workflow";
 import { assertSchemaSupported, readSchemaStatus } from "./schema-check";
@@ -16,6 +17,8 @@ export type ServeOptions = {
   leaseMs?: number;
   pollMs?: number;
   workerId?: string;
+  /** Told about claims, attempts and steps (metrics). */
+  observer?: WorkerObserver;
 };
 
 export type ServedWorker = { worker: Worker; published: PublishOutcome[] };
@@ -45,6 +48,7 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
     concurrency: options.concurrency,
     leaseMs: options.leaseMs,
     pollMs: options.pollMs,
+    observer: options.observer,
   });
   await worker.start();
   return { worker, published };

@@ -3,13 +3,17 @@ import type { Sql } from "../../../../db/client";
 import { createLogger, type Logger } from "../logger";
 import type { AnyWorkflow } from "../workflow";
 import { loadWorkflowsModule, WorkflowsModuleError } from "./load-workflows";
+import { redactUrl, runMigrateCommand } from "./migrate-command";
 import { SchemaMismatchError } from "./schema-check";
 import { serveWorkflows } from "./serve";
 import { readWorkerEnv } from "./worker-env";
+import { startWorkerTelemetry, type WorkerTelemetry } from "./worker-telemetry";
 
 export const WORKER_HELP = `runifold-worker — serve a module of Runifold workflows
 
 Usage: runifold-worker --workflows <module>
+       runifold-worker migrate      apply this SDK's migrations to DATABASE_URL, then exit
+                                    (runifold-worker migrate --help)
 
   --workflows <module>   a .js/.mjs module (.ts with a loader such as tsx) whose default export is an
                          array of defineWorkflow(...) definitions (named exports of definitions also
@@ -22,6 +26,14 @@ Environment:
   RUNIFOLD_LEASE_MS             a crashed worker's runs are claimable again after this (default 15000)
   RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
   RUNIFOLD_LOG_LEVEL            debug | info | warn | error | silent (default info; JSON lines on stderr)
+  RUNIFOLD_METRICS_PORT         serve Prometheus metrics on GET /metrics at this port (0: any free
+                                port, logged); unset: no metrics server
+  RUNIFOLD_METRICS_TOKEN        Bearer token the metrics endpoint requires (16+ characters); unset:
+                                only loopback scrapers are answered
+  HOST                          the address the metrics server binds (default 127.0.0.1)
+  OTEL_EXPORTER_OTLP_ENDPOINT   turn tracing on: spans of every attempt and step go there (OTLP over
+                                HTTP/protobuf); also OTEL_TRACES_EXPORTER=otlp|console|none,
+                                OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_SDK_DISABLED
 
 On start it checks the store's schema, publishes each definition (name, version, input JSON Schema,
 preflight requests, fingerprint) and then claims runs. SIGTERM or SIGINT drains (running attempts
@@ -55,6 +67,7 @@ export function parseWorkerArgs(
  * process then lives until a signal drains it).
  */
 export async function runWorkerCli(argv: string[], rawEnv: Record<string, string | undefined>): Promise<number | undefined> {
+  if (argv[0] === "migrate") return runMigrateCommand(argv.slice(1), rawEnv);
   const args = parseWorkerArgs(argv, rawEnv);
   if (typeof args === "object" && "help" in args) {
     process.stdout.write(WORKER_HELP);
@@ -116,6 +129,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     await sql.end({ timeout: 1 }).catch(() => {});
     return fail(`cannot reach the database at ${redactUrl(env.DATABASE_URL)}: ${(error as Error).message}`);
   }
+  const telemetry: WorkerTelemetry = await startWorkerTelemetry(env, options.env, logger);
   // The handlers go in before serving starts: the worker registers and claims its first runs inside
   // serveWorkflows, and a SIGTERM in that window (a rollout stopping a pod that just started) must
   // drain those runs, not kill the process with their leases held until they expire.
@@ -127,7 +141,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     if (draining || !served) return;
     draining = true;
     Promise.all([served.worker.stop(10_000), extra?.stop()])
-      .then(() => sql.end({ timeout: 5 }))
+      // After the worker stopped: the last attempts' spans are flushed before the exit.
+      .then(() => Promise.all([sql.end({ timeout: 5 }), telemetry.stop()]))
       .then(
         () => process.exit(0),
         () => process.exit(1),
@@ -152,11 +167,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       concurrency: env.RUNIFOLD_WORKER_CONCURRENCY,
       leaseMs: env.RUNIFOLD_LEASE_MS,
       pollMs: env.RUNIFOLD_POLL_MS,
+      observer: telemetry.observer,
     });
   } catch (error) {
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
-    await sql.end({ timeout: 1 }).catch(() => {});
+    await Promise.all([sql.end({ timeout: 1 }).catch(() => {}), telemetry.stop()]);
     if (error instanceof SchemaMismatchError || (error as Error).name === "DefinitionConflictError")
       return fail((error as Error).message);
     throw error;
@@ -168,15 +184,4 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   }
   extra = options.onServing?.({ sql, workerId: served.worker.id, logger });
   return undefined;
-}
-
-/** The URL without its password, for error messages (secrets are never printed). */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
 }

@@ -11,6 +11,12 @@ const WorkerEnv = z.object({
   RUNIFOLD_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   RUNIFOLD_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Serve GET /metrics on this port (0: any free port, logged); unset: no metrics server. */
+  RUNIFOLD_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** A Bearer token the metrics endpoint requires; unset: loopback scrapers only. */
+  RUNIFOLD_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** The address the metrics server binds. */
+  HOST: z.string().min(1).default("127.0.0.1"),
 });
 
 export type WorkerEnv = z.infer<typeof WorkerEnv>;

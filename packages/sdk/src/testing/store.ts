@@ -1,20 +1,6 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { migrate } from "../../../../db/migrate";
-
-/**
- * The migrations that ship with this SDK: beside the bundle in a packed install (copied by the
- * build), or the repository's db/migrations when running from source.
- */
-function migrationsDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, "migrations"), path.resolve(here, "../../../../db/migrations")];
-  const found = candidates.find((dir) => existsSync(path.join(dir, "meta", "_journal.json")));
-  if (!found) throw new Error(`@runifold/sdk/testing: no migrations found (looked in ${candidates.join(", ")})`);
-  return found;
-}
+import { shippedMigrationsDir } from "../runtime/migrations-dir";
 
 export type TestStore = { url: string; sql: postgres.Sql; close(): Promise<void> };
 
@@ -37,7 +23,7 @@ export async function openTestStore(databaseUrl: string | undefined, dataRoot: s
   await admin.end();
   const url = withDatabase(adminUrl, name);
   const sql = postgres(url, { max: 10, onnotice: () => {} });
-  await migrate(sql, migrationsDir());
+  await migrate(sql, shippedMigrationsDir());
   return {
     url,
     sql,

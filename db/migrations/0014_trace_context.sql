@@ -1,0 +1,2 @@
+ALTER TABLE "runs" ADD COLUMN "trace_context" jsonb;--> statement-breakpoint
+CREATE INDEX "runs_live_status_idx" ON "runs" USING btree ("status","workflow_key") WHERE status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input');

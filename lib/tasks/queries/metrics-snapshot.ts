@@ -1,0 +1,62 @@
+import { RUN_STATUSES, TERMINAL_STATUSES } from "@runifold/sdk";
+import type { SqlHandle } from "../../../db/client";
+
+/** What GET /api/metrics reports from the store, read at scrape time. */
+export type MetricsSnapshot = {
+  /** Every published `name@version`: the series that read 0 when nothing of that workflow is live. */
+  workflows: string[];
+  /** Every tenant slug (bounded by the number of tenants, which operators create by hand). */
+  tenants: string[];
+  liveRuns: { status: string; workflow: string; runs: number }[];
+  claimable: { workflow: string; runs: number; oldest_seconds: number }[];
+  inputRequired: { tenant: string; tasks: number; oldest_seconds: number }[];
+};
+
+const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
+/** The same list as runs_live_status_idx's predicate (db/schema/runs.ts), so the planner can use that index. */
+const LIVE_SQL = `(${LIVE_STATUSES.map((status) => `'${status}'`).join(", ")})`;
+
+/**
+ * Four small reads, each served by an index whose size follows the live work, not the history:
+ * live runs by status and workflow (runs_live_status_idx, index-only), what is claimable now and
+ * since when (runs_claim_idx), unanswered input per tenant (runs_live_status_idx for the
+ * waiting_input runs, then run_inputs by primary key). Terminal runs are never counted here: that
+ * would scan the whole retained history on every scrape (the workers' runifold_attempts_total
+ * counts outcomes instead).
+ */
+export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapshot> {
+  const [workflows, tenants, liveRuns, claimable, inputRequired] = await Promise.all([
+    sql.unsafe<{ workflow: string }[]>(
+      `SELECT name || '@' || version AS workflow FROM workflow_definitions ORDER BY name, version`,
+    ),
+    sql.unsafe<{ slug: string }[]>(`SELECT slug FROM tenants ORDER BY slug`),
+    sql.unsafe<MetricsSnapshot["liveRuns"]>(
+      `SELECT status, workflow_key AS workflow, count(*)::int AS runs
+       FROM runs WHERE status IN ${LIVE_SQL}
+       GROUP BY status, workflow_key`,
+    ),
+    sql.unsafe<MetricsSnapshot["claimable"]>(
+      `SELECT workflow_key AS workflow, count(*)::int AS runs,
+              greatest(extract(epoch FROM now() - min(claimable_at)), 0)::float8 AS oldest_seconds
+       FROM runs WHERE claimable_at IS NOT NULL AND claimable_at <= now()
+       GROUP BY workflow_key`,
+    ),
+    sql.unsafe<MetricsSnapshot["inputRequired"]>(
+      `SELECT t.slug AS tenant, count(*)::int AS tasks, max(w.waiting)::float8 AS oldest_seconds
+       FROM (
+         SELECT r.tenant_id, greatest(extract(epoch FROM now() - min(i.requested_at)), 0) AS waiting
+         FROM runs r JOIN run_inputs i ON i.run_id = r.id AND i.response IS NULL
+         WHERE r.status = 'waiting_input'
+         GROUP BY r.tenant_id, r.id
+       ) w JOIN tenants t ON t.id = w.tenant_id
+       GROUP BY t.slug`,
+    ),
+  ]);
+  return {
+    workflows: workflows.map((row) => row.workflow),
+    tenants: tenants.map((row) => row.slug),
+    liveRuns,
+    claimable,
+    inputRequired,
+  };
+}
