@@ -1,6 +1,6 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
-import { authenticate } from "./auth-gate";
+import { authenticate, type GateOAuth } from "./auth-gate";
 import { handleMcpPost } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
 
@@ -15,6 +15,8 @@ export type McpHandlerDeps = {
   insecureLoopbackTenant?: string;
   /** The address this server listens on (HOST). */
   host: string;
+  /** OAuth on: access tokens for this resource are accepted and challenges name its metadata (lib/mcp/auth-gate.ts). */
+  oauth?: GateOAuth;
 };
 
 /**
@@ -32,13 +34,14 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
       allowedOrigins: deps.allowedOrigins,
       insecureLoopbackTenant: deps.insecureLoopbackTenant,
       host: deps.host,
+      oauth: deps.oauth,
     }).catch((error) => {
       deps.logger.error("authentication unavailable", { error: (error as Error).message });
       return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
     });
     if (gate instanceof Response) return gate;
     return handleMcpPost(
-      { sql, logger: deps.logger, reauthorize: gate.reauthorize },
+      { sql, logger: deps.logger, reauthorize: gate.reauthorize, resourceMetadataUrl: deps.oauth?.resourceMetadataUrl },
       { principal: gate.principal, request, signal: request.signal },
     );
   };

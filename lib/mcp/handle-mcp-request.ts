@@ -1,11 +1,12 @@
 import { coerceError } from "@runifold/sdk";
+import { isModernMessage } from "./era";
 import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError, validRequestId } from "./json-rpc";
 import { acceptsBatches, handleLegacyBatch } from "./legacy/batch";
 import { handleLegacyMessage } from "./legacy/router";
+import { attachSession } from "./legacy/session";
 import type { McpCall, McpDeps } from "./mcp-deps";
 import { handleModernRequest } from "./modern/router";
 import { InsufficientScope } from "./scopes";
-import { META, MODERN_PROTOCOL_VERSIONS } from "./server-info";
 
 /** Bodies above this are refused before parsing (413). */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -34,7 +35,9 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
   // One JSON-RPC message per POST, except the batches 2025-03-26 requires (legacy/batch.ts);
   // 2025-06-18 removed batching, and the modern era never had it.
   if (Array.isArray(body) && acceptsBatches(call.request.headers) && !containsNul(body)) {
-    return handleLegacyBatch(deps, call, body, (d, c, message) =>
+    const inSession = await guard(deps, null, () => attachSession(deps, call, body));
+    if (inSession instanceof Response) return inSession;
+    return handleLegacyBatch(deps, inSession, body, (d, c, message) =>
       guard(d, isRecord(message) ? validId(message.id) : null, () => handleLegacyMessage(d, c, message)),
     );
   }
@@ -46,24 +49,17 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
   if (containsNul(body)) {
     return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"));
   }
-  if (isModern(body, call.request.headers)) {
+  if (isModernMessage(body, call.request.headers)) {
     const message = body as JsonRpcRequest;
     const id = validId(message.id);
     if (!isRequestShape(message)) return jsonResponse(rpcError(id, RPC.invalidRequest, "Invalid JSON-RPC request"), 400);
     return guard(deps, id, () => handleModernRequest(deps, call, message));
   }
-  return guard(deps, validId(body.id), () => handleLegacyMessage(deps, call, body));
-}
-
-/** Modern iff the request claims a 2026 protocol version in its _meta or its version header. */
-function isModern(body: unknown, headers: Headers): boolean {
-  if (!isRecord(body)) return false;
-  if (body.method === "initialize") return false;
-  const params = isRecord(body.params) ? body.params : undefined;
-  const meta = params && isRecord(params._meta) ? params._meta : undefined;
-  if (meta && typeof meta[META.protocolVersion] === "string") return true;
-  const header = headers.get("mcp-protocol-version");
-  return header !== null && header >= (MODERN_PROTOCOL_VERSIONS[0] as string);
+  // Sessions are legacy only (2026-07-28 has none: a modern request's Mcp-Session-Id is ignored).
+  return guard(deps, validId(body.id), async () => {
+    const inSession = await attachSession(deps, call, body);
+    return inSession instanceof Response ? inSession : handleLegacyMessage(deps, inSession, body);
+  });
 }
 
 function isRequestShape(message: unknown): message is JsonRpcRequest {
@@ -74,13 +70,15 @@ function isRequestShape(message: unknown): message is JsonRpcRequest {
 
 const validId = validRequestId;
 
-async function guard(deps: McpDeps, id: string | number | null, run: () => Promise<Response>): Promise<Response> {
+async function guard<T = Response>(deps: McpDeps, id: string | number | null, run: () => Promise<T>): Promise<T | Response> {
   try {
     return await run();
   } catch (caught) {
     if (caught instanceof InsufficientScope) {
       return jsonResponse(rpcError(id, caught.code, caught.message), 403, {
-        "www-authenticate": `Bearer error="insufficient_scope", scope="${caught.scope}"`,
+        "www-authenticate": `Bearer error="insufficient_scope", scope="${caught.scope}"${
+          deps.resourceMetadataUrl ? `, resource_metadata="${deps.resourceMetadataUrl}"` : ""
+        }`,
       });
     }
     if (caught instanceof McpError) return errorResponse(id, caught);

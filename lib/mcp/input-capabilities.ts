@@ -29,15 +29,38 @@ export function missingInputCapabilities(
   return missing;
 }
 
+/**
+ * The elicitation modes a client declared (2025-11-25 and 2026-07-28 client/elicitation.mdx
+ * "Capabilities"): `{form: {}}`, `{url: {}}` or both; "an empty capabilities object is equivalent to
+ * declaring support for `form` mode only", so `{}` (and an object naming neither mode) is form.
+ */
+export function elicitationModes(declared: Record<string, unknown>): { form: boolean; url: boolean } {
+  const elicitation = declared.elicitation;
+  if (!isRecord(elicitation)) return { form: false, url: false };
+  const form = isRecord(elicitation.form);
+  const url = isRecord(elicitation.url);
+  return form || url ? { form, url } : { form: true, url: false };
+}
+
+/**
+ * Whether this input request may be sent to a client that declared `declared`: its method's
+ * capability is declared and, for elicitation, its mode too ("Servers MUST NOT send elicitation
+ * requests with modes that are not supported by the client"; a request without `mode` is form).
+ */
+export function canAsk(declared: Record<string, unknown>, request: InputRequest): boolean {
+  const capability = capabilityFor(request.method);
+  if (capability === undefined || !isRecord(declared[capability])) return false;
+  if (request.method !== "elicitation/create") return true;
+  const params = (request as { params?: { mode?: unknown } }).params;
+  const mode = params?.mode ?? "form";
+  const modes = elicitationModes(declared);
+  return mode === "form" ? modes.form : mode === "url" ? modes.url : false;
+}
+
 /** Only the requests this client declared it can answer (the rest stay pending for other channels). */
 export function answerableInputRequests(
   requests: Record<string, InputRequest>,
   declared: Record<string, unknown>,
 ): Record<string, InputRequest> {
-  return Object.fromEntries(
-    Object.entries(requests).filter(([, request]) => {
-      const capability = capabilityFor(request.method);
-      return capability !== undefined && isRecord(declared[capability]);
-    }),
-  );
+  return Object.fromEntries(Object.entries(requests).filter(([, request]) => canAsk(declared, request)));
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
+import type { LegacySession } from "./legacy/session";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
 export type McpDeps = {
@@ -8,6 +9,14 @@ export type McpDeps = {
   logger: Logger;
   /** Re-checks the caller's credential (listen streams re-authorize at every snapshot). */
   reauthorize: () => Promise<Principal | undefined>;
+  /** OAuth on: named in insufficient_scope challenges too (MCP 2025-11-25 "Runtime Insufficient Scope Errors"). */
+  resourceMetadataUrl?: string;
 };
 
-export type McpCall = { principal: Principal; request: Request; signal: AbortSignal };
+export type McpCall = {
+  principal: Principal;
+  request: Request;
+  signal: AbortSignal;
+  /** The legacy session the request named (Mcp-Session-Id), when it named one; never on the modern leg. */
+  session?: LegacySession;
+};

@@ -34,6 +34,9 @@ async function stateSecret(sql: SqlHandle): Promise<Buffer> {
  * because "the server processing the retry does not need any information beyond what is directly
  * present in the retry request" (mrtr.mdx "Basic Workflow"), and a retry answers only the keys it
  * was just asked for.
+ * `r`: the run an ordinary (non-task) call started and whose questions this round asks
+ * (modern/ordinary-call.ts): the retry answers them through provideInput and goes on waiting for that
+ * run instead of starting another.
  */
 export type StateClaims = {
   t: string;
@@ -43,6 +46,7 @@ export type StateClaims = {
   exp: number;
   n: string;
   a?: Record<string, InputResponse>;
+  r?: string;
 };
 export type StateCall = { tenantId: string; keyId: string; tool: string; args: unknown };
 
@@ -53,9 +57,15 @@ function digestArgs(args: unknown): string {
 }
 
 /** The claims of a fresh requestState for this call: expires STATE_TTL_MS after `now`, with a new nonce. */
-export function requestStateClaims(call: StateCall, now = Date.now(), answers?: Record<string, InputResponse>): StateClaims {
+export function requestStateClaims(
+  call: StateCall,
+  now = Date.now(),
+  answers?: Record<string, InputResponse>,
+  runId?: string,
+): StateClaims {
   return {
     ...(answers && Object.keys(answers).length > 0 ? { a: answers } : {}),
+    ...(runId ? { r: runId } : {}),
     t: call.tenantId,
     k: call.keyId,
     tool: call.tool,
@@ -107,8 +117,9 @@ export async function issueRequestState(
   sql: SqlHandle,
   params: StateCall,
   answers?: Record<string, InputResponse>,
+  runId?: string,
 ): Promise<string> {
-  return signRequestState(await stateSecret(sql), requestStateClaims(params, Date.now(), answers));
+  return signRequestState(await stateSecret(sql), requestStateClaims(params, Date.now(), answers, runId));
 }
 
 const invalidState = () => new McpError(RPC.invalidParams, "Invalid or expired requestState");

@@ -94,19 +94,27 @@ export async function runToCompletion(
     deadline: Date.now() + route.sync_deadline_ms,
     signal: call.signal,
   });
+  return ordinaryAnswer(record, started.task.id, `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`);
+}
+
+/**
+ * What an ordinary (non-task) tools/call answers for the run as last read, in both eras: the
+ * terminal result; the run's JSON-RPC error (thrown as McpError); the cancelled result; or, for a
+ * run still going when the wait ended, a tool error naming the task (`why`: how long was waited).
+ */
+export function ordinaryAnswer(record: TaskRecord | undefined, taskId: string, why: string): WorkflowResult {
   const terminal = record?.terminal;
   if (terminal?.result) return terminal.result;
   if (terminal?.error) throw new McpError(terminal.error.code, terminal.error.message, terminal.error.data);
-  if (record?.status === "cancelled") return cancelledResult(started.task.id);
-  const seconds = Math.round(route.sync_deadline_ms / 1000);
+  if (record?.status === "cancelled") return cancelledResult(taskId);
   return {
     content: [
       {
         type: "text",
-        text: `Still running after ${seconds}s; the work continues as task ${started.task.id}. Follow it up in the Runifold operator UI (Tasks), or call again from a client that supports MCP tasks.`,
+        text: `${why}; the work continues as task ${taskId}. Follow it up in the Runifold operator UI (Tasks), or call again from a client that supports MCP tasks.`,
       },
     ],
-    structuredContent: { taskId: started.task.id, status: "working" },
+    structuredContent: { taskId, status: record?.status === "waiting_input" ? "input_required" : "working" },
     isError: true,
   };
 }

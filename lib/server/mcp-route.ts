@@ -1,6 +1,6 @@
 import { createLogger } from "@runifold/sdk";
 import { readEnv } from "../env";
-import { createMcpHandler, methodNotAllowed } from "../mcp";
+import { createMcpHandler, createMcpSessionDeleteHandler, type McpHandlerDeps, methodNotAllowed } from "../mcp";
 import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
 import { observeMcpRequests } from "./mcp-observe";
@@ -28,20 +28,28 @@ function mcpCorsPolicy(): CorsPolicy {
  * process (module scope of app/api/mcp/route.ts).
  */
 export function createWebMcpHandler(): (request: Request) => Promise<Response> {
+  // Metrics and the request span around the protocol handler (mcp-observe.ts); lib/mcp knows neither.
+  return withCors(observeMcpRequests(createMcpHandler(webMcpDeps())), mcpCorsPolicy());
+}
+
+function webMcpDeps(): McpHandlerDeps {
   const env = readEnv();
-  const handler = createMcpHandler({
+  return {
     sql: getSql,
     logger: createLogger("mcp", env.RUNIFOLD_LOG_LEVEL),
     allowedOrigins: allowedOrigins(),
     insecureLoopbackTenant: env.RUNIFOLD_INSECURE_LOOPBACK_TENANT,
     host: env.HOST,
     oauth: webOAuthConfig(),
-  });
-  // Metrics and the request span around the protocol handler (mcp-observe.ts); lib/mcp knows neither.
-  return withCors(observeMcpRequests(handler), mcpCorsPolicy());
+  };
 }
 
-/** GET and DELETE on /api/mcp: 405, with CORS headers for a listed origin. */
+/** DELETE /api/mcp: a legacy client ends its Mcp-Session-Id session (lib/mcp/session-delete.ts). */
+export function createWebMcpSessionDelete(): (request: Request) => Promise<Response> {
+  return withCors(createMcpSessionDeleteHandler(webMcpDeps()), mcpCorsPolicy());
+}
+
+/** GET on /api/mcp: 405 (no standalone stream), with CORS headers for a listed origin. */
 export function createWebMcpMethodNotAllowed(): (request: Request) => Promise<Response> {
   return withCors(methodNotAllowed, mcpCorsPolicy());
 }

@@ -44,8 +44,10 @@ export type LegacyRawResponse = { status: number; body: any; events: any[]; head
 let rawId = 1;
 
 /** A raw 2025-11-25 JSON-RPC poster (no SDK), for exact wire checks. SSE bodies are split into `events`. */
-export function legacyRaw(url: string, token: string, defaults: { version?: string | null; accept?: string } = {}) {
-  async function post(body: unknown, extra: { version?: string | null; accept?: string } = {}): Promise<LegacyRawResponse> {
+type RawExtra = { version?: string | null; accept?: string; headers?: Record<string, string> };
+
+export function legacyRaw(url: string, token: string, defaults: RawExtra = {}) {
+  async function post(body: unknown, extra: RawExtra = {}): Promise<LegacyRawResponse> {
     const version =
       extra.version !== undefined ? extra.version : defaults.version !== undefined ? defaults.version : "2025-11-25";
     const headers: Record<string, string> = {
@@ -53,6 +55,8 @@ export function legacyRaw(url: string, token: string, defaults: { version?: stri
       accept: extra.accept ?? defaults.accept ?? "application/json, text/event-stream",
       authorization: `Bearer ${token}`,
       ...(version ? { "mcp-protocol-version": version } : {}),
+      ...defaults.headers,
+      ...extra.headers,
     };
     const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
     const text = await response.text();
@@ -72,14 +76,20 @@ export function legacyRaw(url: string, token: string, defaults: { version?: stri
   }
   return {
     post,
-    request(method: string, params: Record<string, unknown> = {}, extra: { version?: string | null; accept?: string } = {}) {
+    request(method: string, params: Record<string, unknown> = {}, extra: RawExtra = {}) {
       return post({ jsonrpc: "2.0", id: rawId++, method, params }, extra);
     },
   };
 }
 
 /** Opens a POST whose answer is an SSE stream and reads it incrementally (tests/helpers/sse.ts). */
-export async function legacyStream(url: string, token: string, body: unknown, version = "2025-11-25"): Promise<SseReader> {
+export async function legacyStream(
+  url: string,
+  token: string,
+  body: unknown,
+  version = "2025-11-25",
+  headers: Record<string, string> = {},
+): Promise<SseReader> {
   const response = await fetch(url, {
     method: "POST",
     headers: {
@@ -87,8 +97,29 @@ export async function legacyStream(url: string, token: string, body: unknown, ve
       accept: "application/json, text/event-stream",
       authorization: `Bearer ${token}`,
       "mcp-protocol-version": version,
+      ...headers,
     },
     body: JSON.stringify(body),
   });
   return readSse(response);
+}
+
+/**
+ * `initialize` over raw JSON-RPC declaring `capabilities`; resolves to the Mcp-Session-Id the
+ * server minted, as headers to send with later requests of that session.
+ */
+export async function legacySession(
+  url: string,
+  token: string,
+  capabilities: Record<string, unknown>,
+  protocolVersion = "2025-11-25",
+): Promise<{ "mcp-session-id": string }> {
+  const init = await legacyRaw(url, token, { version: null }).request("initialize", {
+    protocolVersion,
+    capabilities,
+    clientInfo: { name: "raw-session", version: "1" },
+  });
+  const id = init.headers.get("mcp-session-id");
+  if (init.status !== 200 || !id) throw new Error(`initialize minted no session: ${init.status} ${JSON.stringify(init.body)}`);
+  return { "mcp-session-id": id };
 }

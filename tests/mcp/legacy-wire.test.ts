@@ -5,7 +5,7 @@ import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
-import { legacyRaw, legacyStream } from "../helpers/legacy-client";
+import { legacyRaw, legacySession, legacyStream } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { runStatus, waitForHandleExpiry, waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
 import { waitFor } from "../helpers/wait-for";
@@ -66,14 +66,16 @@ function expectTransitionsAllowed(statuses: string[]) {
 }
 
 describe("legacy leg on the wire", () => {
-  // Covers L1 (capabilities by negotiated version), stateless (no session ID), notifications 202, ping, -32601.
+  // Covers L1 (capabilities by negotiated version), a session ID minted at initialize (visible ASCII; requests without one
+  // are served statelessly), notifications 202, ping, -32601.
   it("initialize negotiates the version and declares tasks only where the version has them", async () => {
     const raw = legacyRaw(server.url, acmeToken, { version: null });
     const init = (v: string) =>
       raw.request("initialize", { protocolVersion: v, capabilities: {}, clientInfo: { name: "raw", version: "1" } });
     const modern = await init("2025-11-25");
     expect(modern.status).toBe(200);
-    expect(modern.headers.get("mcp-session-id")).toBeNull();
+    // 2025-11-25 transports "Session Management": only visible ASCII (0x21–0x7E), cryptographically random.
+    expect(modern.headers.get("mcp-session-id")).toMatch(/^[\x21-\x7e]{32,}$/);
     expect(modern.body.result).toMatchObject({
       protocolVersion: "2025-11-25",
       capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
@@ -279,12 +281,15 @@ describe("legacy leg on the wire", () => {
     const taskId = await createTask(confToken, "multi_input", {});
     const waiting = await waitForStatus(confToken, taskId, ["input_required"]);
     expect(waiting._meta).toBeUndefined();
-    const stream = await legacyStream(server.url, confToken, {
-      jsonrpc: "2.0",
-      id: "r1",
-      method: "tasks/result",
-      params: { taskId },
-    });
+    // Questions go only to a session that declared elicitation (2025-11-25 client/elicitation.mdx).
+    const session = await legacySession(server.url, confToken, { elicitation: {} });
+    const stream = await legacyStream(
+      server.url,
+      confToken,
+      { jsonrpc: "2.0", id: "r1", method: "tasks/result", params: { taskId } },
+      "2025-11-25",
+      session,
+    );
     const asks = [
       await stream.next((e) => e.method === "elicitation/create"),
       await stream.next((e) => e.method === "elicitation/create"),

@@ -1,12 +1,18 @@
-import { createWebMcpHandler, createWebMcpMethodNotAllowed, createWebMcpPreflight } from "@/lib/server/mcp-route";
+import {
+  createWebMcpHandler,
+  createWebMcpMethodNotAllowed,
+  createWebMcpPreflight,
+  createWebMcpSessionDelete,
+} from "@/lib/server/mcp-route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 // POST /api/mcp – MCP over Streamable HTTP, both protocol eras, authenticated by API key or OAuth token.
 export const POST = createWebMcpHandler();
-// GET/DELETE /api/mcp – stateless server: no standalone SSE stream, no sessions to delete.
+// GET /api/mcp – no standalone SSE stream (405); messages travel on each POST's own stream.
 export const GET = createWebMcpMethodNotAllowed();
-export const DELETE = createWebMcpMethodNotAllowed();
+// DELETE /api/mcp – a legacy client ends its Mcp-Session-Id session.
+export const DELETE = createWebMcpSessionDelete();
 // OPTIONS /api/mcp – CORS preflight for browser clients on RUNIFOLD_ALLOWED_ORIGINS.
 export const OPTIONS = createWebMcpPreflight();

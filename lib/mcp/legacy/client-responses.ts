@@ -9,7 +9,8 @@ import { parseElicitationRequestId } from "./elicitation-ids";
 
 /**
  * A JSON-RPC *response* POSTed by the client: its answer to an `elicitation/create` we streamed on
- * some instance's tasks/result. Whichever instance receives it writes it through the one
+ * some instance's tasks/result, or on the SSE stream of an ordinary tools/call that asked its
+ * question inline (ordinary-stream.ts; same IDs). Whichever instance receives it writes it through the one
  * provideInput operation (docs/architecture.md "One round trip per transition"), so the task resumes wherever it runs. Streamable HTTP: a
  * response the server accepts gets 202 with no body.
  *
@@ -18,6 +19,8 @@ import { parseElicitationRequestId } from "./elicitation-ids";
  *   reveal that a task exists. The binding is the same as tasks/result's, whose stream is the only
  *   legitimate source of these IDs.
  * - First answer wins: a late duplicate (another stream, an operator in the UI) is ignored.
+ * - `accept`, `decline` and `cancel` results are recorded as given (the workflow reads the action;
+ *   approve-expense treats anything but an accepted "approve" as a rejection).
  * - An `error` response means the client could not or would not answer: it counts as
  *   `{action: "cancel"}` (the user dismissed the question), except -32601, which says the client
  *   has no elicitation support at all — then the question stays open for an operator or another
@@ -31,10 +34,13 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
     deps.logger.debug("legacy: ignored a response to an unknown request id");
     return accepted;
   }
-  requireScope(call.principal, ANSWER_SCOPE);
+  const task = await readBoundTask(deps.sql, call.principal, target.taskId);
+  // Answering a task's question is a task write; answering the question an ordinary tools/call asked
+  // inline (ordinary-stream.ts) is part of that call, which needed only `mcp` (as an MRTR retry does).
+  // An ID the caller cannot see is held to the task rule, exactly like an unknown one.
+  requireScope(call.principal, task?.origin === "ordinary" ? "mcp" : ANSWER_SCOPE);
   const response = toInputResponse(message);
-  if (!response) return accepted;
-  if (!(await readBoundTask(deps.sql, call.principal, target.taskId))) return accepted;
+  if (!response || !task) return accepted;
   const outcome = await answerTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,

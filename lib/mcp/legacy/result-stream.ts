@@ -5,6 +5,7 @@ import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
 import { elicitationRequestId } from "./elicitation-ids";
+import { sessionCanAsk } from "./session";
 import { openSse } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
 
@@ -18,7 +19,11 @@ const REAUTHORIZE_MS = 30_000;
  * terminal, every change re-reads the store (a notification only says "look again") and sends:
  *  - each unanswered input request as an `elicitation/create` request, once per stream, with the
  *    related-task `_meta` (MUST, L15) and an ID derived from task + key, so the client's response
- *    may reach any instance (client-responses.ts); questions that appear later are sent as they appear;
+ *    may reach any instance (client-responses.ts); questions that appear later are sent as they appear.
+ *    Only to a client whose session declared elicitation in that request's mode (session.ts
+ *    sessionCanAsk; 2025-11-25 client/elicitation.mdx: MUST NOT send undeclared modes) — without a
+ *    session the stream carries status and the result only, and the question waits for tasks/update
+ *    or an operator;
  *  - `notifications/tasks/status` with the full Task on each status change (optional; without
  *    related-task `_meta`, which it SHOULD NOT carry);
  *  - `notifications/progress` with the caller's original progressToken, which stays valid until the
@@ -55,7 +60,8 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
       sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...progress, _meta: relatedTask } });
     }
     for (const [key, request] of Object.entries(record.pendingInputs ?? {})) {
-      if (askedKeys.has(key)) continue;
+      // Only what the session declared (mode included); the rest waits for other channels.
+      if (askedKeys.has(key) || !sessionCanAsk(call.session, request)) continue;
       askedKeys.add(key);
       sse.send({
         jsonrpc: "2.0",

@@ -1,8 +1,8 @@
-import { isRecord, jsonResponse, McpError, RPC, rpcError, rpcResult, validRequestId } from "../json-rpc";
+import { isRecord, type JsonRpcId, jsonResponse, McpError, RPC, rpcError, rpcResult, validRequestId } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireMethodScopes } from "../scopes";
 import { acceptClientResponse } from "./client-responses";
-import { initialize } from "./initialize";
+import { initializeResponse } from "./initialize";
 import { requestVersion } from "./protocol-version";
 import { tasksCancel } from "./tasks-cancel";
 import { tasksGet } from "./tasks-get";
@@ -13,9 +13,11 @@ import { toolsList } from "./tools-list";
 
 /**
  * The legacy leg: protocol 2025-11-25 (experimental tasks) and older, hand-rolled over the same
- * durable store as the modern leg. Stateless: no Mcp-Session-Id is read or minted; each request
- * carries its version in the MCP-Protocol-Version header; task state lives in Postgres only, so
- * any instance answers any request — including the client's responses to our elicitations.
+ * durable store as the modern leg. Each request carries its version in the MCP-Protocol-Version
+ * header; the session minted at initialize (session.ts) only records what the client declared, and
+ * is resolved from Postgres before the message gets here (handle-mcp-request.ts); task state lives
+ * in Postgres only, so any instance answers any request — including the client's responses to our
+ * elicitations.
  *
  * One POST body is one JSON-RPC message, or for 2025-03-26 a batch of them (batch.ts):
  *  - a request → its response (JSON, or SSE for a blocking tasks/result);
@@ -40,20 +42,29 @@ export async function handleLegacyMessage(deps: McpDeps, call: McpCall, message:
 
   requireMethodScopes(call.principal, message.method);
   const params = (message.params ?? {}) as Record<string, unknown>;
-  if (message.method === "initialize") return jsonResponse(rpcResult(id, initialize(params)));
+  if (message.method === "initialize") return initializeResponse(deps, call, id, params);
   const version = requestVersion(call.request.headers);
   if (message.method === "tasks/result") return tasksResult(deps, call, id, params);
-  return jsonResponse(rpcResult(id, await dispatch(deps, call, message.method, params, version)));
+  // A tools/call may answer as an SSE stream (questions asked inline, tools-call.ts): then it is the Response.
+  const result = await dispatch(deps, call, id, message.method, params, version);
+  return result instanceof Response ? result : jsonResponse(rpcResult(id, result));
 }
 
-function dispatch(deps: McpDeps, call: McpCall, method: string, params: Record<string, unknown>, version: string): unknown {
+function dispatch(
+  deps: McpDeps,
+  call: McpCall,
+  id: JsonRpcId,
+  method: string,
+  params: Record<string, unknown>,
+  version: string,
+): unknown {
   switch (method) {
     case "ping":
       return {};
     case "tools/list":
       return toolsList(deps, call, params);
     case "tools/call":
-      return toolsCall(deps, call, params, version);
+      return toolsCall(deps, call, id, params, version);
     // tasks/* are served whatever the version: a client holds a task ID only if it negotiated tasks.
     case "tasks/get":
       return tasksGet(deps, call, params);

@@ -61,3 +61,8 @@ export function openSse(signal: AbortSignal): SseStream {
     },
   };
 }
+
+/** The request accepts an SSE answer (Streamable HTTP clients list both types; JSON-only ones do not). */
+export function acceptsEventStream(headers: Headers): boolean {
+  return (headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}

@@ -3,6 +3,7 @@ import { type JsonRpcId, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { isTerminalRecord, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
 import { streamTaskResult } from "./result-stream";
+import { acceptsEventStream } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
 
 /** A JSON-mode wait re-checks the credential this often, and once more before it answers. */
@@ -14,7 +15,8 @@ export const JSON_WAIT_REAUTHORIZE_MS = 30_000;
  * an error (the hang in SDKs and the Inspector came from servers doing otherwise).
  *
  * A client that accepts `text/event-stream` gets the wait as an SSE stream on which the task's
- * questions arrive as `elicitation/create` (see result-stream.ts). A JSON-only client just waits:
+ * questions arrive as `elicitation/create` when its session declared elicitation (see
+ * result-stream.ts). A JSON-only client just waits:
  * it cannot receive questions, so an `input_required` task then waits for an operator's answer.
  * Like the SSE form, the wait re-checks the credential every JSON_WAIT_REAUTHORIZE_MS and before
  * the answer goes out: a key revoked meanwhile gets an error, never the result (tasks.mdx
@@ -53,8 +55,4 @@ export async function tasksResult(
       ? terminalAnswer(id, final)
       : { jsonrpc: "2.0", id, error: { code: -32603, message: "Request aborted" } },
   );
-}
-
-function acceptsEventStream(headers: Headers): boolean {
-  return (headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
 }

@@ -1,9 +1,12 @@
-import { isRecord, McpError, RPC } from "../json-rpc";
+import { isRecord, type JsonRpcId, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
 import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
 import { legacyTask } from "./bound-task";
+import { streamOrdinaryCall } from "./ordinary-stream";
 import { versionHasTasks } from "./protocol-version";
+import { sessionMayElicit } from "./session";
+import { acceptsEventStream } from "./sse";
 
 const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
 
@@ -18,8 +21,10 @@ const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-respon
  * A client on a version without tasks never saw `capabilities.tasks`, so its `params.task` is
  * ignored and the call takes the ordinary path (tasks.mdx "Task Support and Handling": MUST process
  * normally). A `required` tool cannot take that path and answers -32601 in every legacy version.
+ * On the ordinary path a client whose session declared elicitation gets the workflow's questions
+ * inline, on the call's own SSE stream; every other client waits for the result as JSON.
  */
-export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<string, unknown>, version: string) {
+export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, params: Record<string, unknown>, version: string) {
   const route = await resolveTool(deps, call.principal, params.name);
   const task = versionHasTasks(version) ? params.task : undefined;
   if (task !== undefined && !isRecord(task)) throw new McpError(RPC.invalidParams, "params.task must be an object");
@@ -36,7 +41,13 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
     throw new McpError(RPC.methodNotFound, `Tool ${route.tool_name} does not support task augmentation`);
   }
   const args = readArguments(params);
-  if (!asTask) return runToCompletion(deps, call, route, args, undefined, readIdempotencyKey(params));
+  if (!asTask) {
+    if (!asksInline(call)) return runToCompletion(deps, call, route, args, undefined, readIdempotencyKey(params));
+    const progressToken = readProgressToken(params);
+    const started = await startTask(deps, call, route, args, { origin: "ordinary", idempotencyKey: readIdempotencyKey(params) });
+    if (started.kind === "invalid") return started.result;
+    return streamOrdinaryCall(deps, call, id, route, started.task, progressToken);
+  }
 
   requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
@@ -59,6 +70,15 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
       [MODEL_IMMEDIATE_RESPONSE]: `Started ${route.tool_name} as task ${started.task.id}; its result follows when it finishes.`,
     },
   };
+}
+
+/**
+ * The ordinary path asks the run's questions inline (ordinary-stream.ts) only to a client that can
+ * receive them: its session declared elicitation (no session: nothing server-initiated is sent),
+ * and this request accepts an SSE answer (a JSON-only request cannot carry a server request).
+ */
+function asksInline(call: McpCall): boolean {
+  return sessionMayElicit(call.session) && acceptsEventStream(call.request.headers);
 }
 
 /** `params.task.ttl`: requested retention in ms from creation; granted up to the route's and tenant's caps. */

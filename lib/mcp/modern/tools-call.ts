@@ -4,19 +4,22 @@ import { validateArguments, validateInputResponse } from "../../tasks";
 import { missingInputCapabilities } from "../input-capabilities";
 import { isRecord } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { issueRequestState, redeemRequestState } from "../request-state";
+import { issueRequestState, redeemRequestState, type StateCall, type StateClaims } from "../request-state";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
 import { TASKS_EXTENSION } from "../server-info";
 import { taskFields } from "../task-shapes";
-import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
+import { readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
 import { type ModernEnvelope, missingCapabilities } from "./envelope";
+import { continueOrdinaryCall, startOrdinaryCall } from "./ordinary-call";
 import { routeInputMethods } from "./route-input-needs";
 
 /**
  * tools/call on the 2026-07-28 wire. The server decides (ext-tasks "Task Creation"): a route with
  * task support `forbidden` always answers synchronously; `optional` becomes a task only when this
  * request declared the extension; `required` without it is -32021. A legacy `params.task` is
- * ignored. Workflows with preflight inputs first go through MRTR rounds (SEP-2322).
+ * ignored. Workflows with preflight inputs first go through MRTR rounds (SEP-2322). A call that
+ * does not become a task takes the ordinary path (ordinary-call.ts): it waits for the run, asks the
+ * run's questions as MRTR rounds bound to the run, and a disconnect cancels the run.
  *
  * Capability gating (basic/index.mdx "MUST NOT rely on capabilities the client has not declared"):
  * a call whose workflow may ask its caller for input this request cannot answer is refused with
@@ -30,16 +33,19 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   // Arguments are checked before any preflight round: nobody is asked to approve a call that cannot run.
   const checked = validateArguments(route.tool_name, route.input_schema, args);
   if (!checked.ok) return { resultType: "complete", content: [{ type: "text", text: checked.message }], isError: true };
+  const binding: StateCall = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool: route.tool_name, args };
+  // A presented requestState is redeemed once, here (single use), and says which round it answers:
+  // an ordinary call's run-bound round (claim `r`), or a preflight round.
+  const state = params.requestState === undefined ? undefined : await redeemRequestState(deps.sql, params.requestState, binding);
+  if (state?.r) return continueOrdinaryCall(deps, call, route, args, envelope, state.r, params.inputResponses);
   const preflight = (route.preflight ?? undefined) as Record<string, InputRequest> | undefined;
-  const answeredInputs = await collectPreflight(deps, call, params, route.tool_name, args, preflight);
+  const answeredInputs = await collectPreflight(deps, params, binding, preflight, state);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
   const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
   const idempotencyKey = readIdempotencyKey(params);
-  if (!asTask) {
-    const result = await runToCompletion(deps, call, route, args, answeredInputs.answers, idempotencyKey);
-    return { resultType: "complete", ...result };
-  }
+  if (!asTask)
+    return startOrdinaryCall(deps, call, route, args, envelope, { answeredInputs: answeredInputs.answers, idempotencyKey });
   requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "modern",
@@ -73,17 +79,14 @@ type Preflight =
  */
 async function collectPreflight(
   deps: McpDeps,
-  call: McpCall,
   params: Record<string, unknown>,
-  tool: string,
-  args: Record<string, unknown>,
+  binding: StateCall,
   preflight: Record<string, InputRequest> | undefined,
+  state: StateClaims | undefined,
 ): Promise<Preflight> {
   if (!preflight || Object.keys(preflight).length === 0) return {};
-  const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool, args };
-  // A presented state is redeemed (single use) in every round, so its carried answers can be trusted.
-  const carried =
-    params.requestState === undefined ? {} : ((await redeemRequestState(deps.sql, params.requestState, binding)).a ?? {});
+  // The presented state was redeemed (single use) by the caller, so its carried answers can be trusted.
+  const carried = state?.a ?? {};
   const responses = isRecord(params.inputResponses) ? params.inputResponses : {};
   const accepted: Record<string, InputResponse> = {};
   for (const [key, request] of Object.entries(preflight)) {

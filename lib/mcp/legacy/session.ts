@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { InputRequest } from "@runifold/sdk";
+import { insertMcpSession, touchMcpSession } from "../../../db/queries/mcp-sessions";
+import type { Principal } from "../../auth";
+import { canAsk, elicitationModes } from "../input-capabilities";
+import { isRecord, jsonResponse, RPC, rpcError } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+
+/**
+ * Legacy sessions (2025-11-25 basic/transports.mdx "Session Management"). The server mints an
+ * `Mcp-Session-Id` with every InitializeResult and stores, in Postgres, what the client declared, so
+ * whichever instance serves a later request knows which server-initiated requests the client may
+ * receive (elicitation, and in which modes). Sessions are optional for clients: a request without the
+ * header is served statelessly, exactly as before — it just never receives a server-initiated request.
+ *
+ * A presented ID must be live and belong to the presenting credential (tenant + key id, the task
+ * binding): unknown, expired and another credential's IDs all answer HTTP 404 ("the server MUST
+ * respond to requests containing that session ID with HTTP 404 Not Found"; the client then
+ * initializes again). Expiry is sliding: a day after the last request (the expiry is moved at most
+ * once an hour, so a busy session is read, not written, on each request). Expired rows are purged
+ * when new sessions are inserted (db/queries/mcp-sessions.ts).
+ *
+ * Modern (2026-07-28) requests have no sessions: their header is ignored (handle-mcp-request.ts only
+ * resolves sessions on the legacy leg), and their capabilities travel in each request's `_meta`.
+ */
+export const SESSION_HEADER = "mcp-session-id";
+export const SESSION_IDLE_TTL_MS = 24 * 60 * 60_000;
+const SLIDE_EVERY_MS = 60 * 60_000;
+/** Longer than any ID we mint (43 characters); anything else cannot be ours. */
+const MAX_SESSION_ID_CHARS = 200;
+
+/** What the client declared at initialize, as any instance reads it back. */
+export type LegacySession = { protocolVersion: string; clientCapabilities: Record<string, unknown> };
+
+/** Only the digest is stored, so a copy of the table does not yield live session IDs. */
+export function sessionDigest(id: string): string {
+  return createHash("sha256").update(id).digest("hex");
+}
+
+/**
+ * A new session for this credential. 32 random bytes as base64url: "globally unique and
+ * cryptographically secure", and only visible ASCII (0x21–0x7E) as the transport requires.
+ */
+export async function mintSession(
+  deps: McpDeps,
+  principal: Principal,
+  init: { protocolVersion: string; params: Record<string, unknown> },
+): Promise<string> {
+  const id = randomBytes(32).toString("base64url");
+  await insertMcpSession(deps.sql, {
+    idSha256: sessionDigest(id),
+    tenantId: principal.tenantId,
+    keyId: principal.keyId,
+    protocolVersion: init.protocolVersion,
+    clientCapabilities: isRecord(init.params.capabilities) ? init.params.capabilities : {},
+    clientInfo: isRecord(init.params.clientInfo) ? init.params.clientInfo : null,
+    ttlMs: SESSION_IDLE_TTL_MS,
+  });
+  return id;
+}
+
+/**
+ * The call with its session attached, the call unchanged when no session ID was sent (stateless),
+ * or the 404 answer. `initialize` never carries one (a client re-initializing after a 404 sends none;
+ * should one be sent anyway, initialize mints a fresh session rather than refusing).
+ */
+export async function attachSession(deps: McpDeps, call: McpCall, body: unknown): Promise<McpCall | Response> {
+  const raw = call.request.headers.get(SESSION_HEADER);
+  if (raw === null) return call;
+  if (isRecord(body) && body.method === "initialize") return call;
+  const id = raw.trim();
+  if (id.length === 0 || id.length > MAX_SESSION_ID_CHARS || !/^[\x21-\x7e]+$/.test(id)) return sessionNotFound();
+  const row = await touchMcpSession(deps.sql, {
+    idSha256: sessionDigest(id),
+    tenantId: call.principal.tenantId,
+    keyId: call.principal.keyId,
+    ttlMs: SESSION_IDLE_TTL_MS,
+    slideEveryMs: SLIDE_EVERY_MS,
+  });
+  if (!row) return sessionNotFound();
+  return { ...call, session: { protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities } };
+}
+
+/** Elicitation arrived in 2025-06-18: an older session cannot be sent it, whatever it declared. */
+const FIRST_ELICITATION_VERSION = "2025-06-18";
+
+/**
+ * Whether a server-initiated request for this input request may be sent to this client. Without a
+ * session nothing is known, so nothing is sent (2025-11-25 client/elicitation.mdx: servers MUST NOT
+ * send modes the client does not support; the question stays pending for tasks/result of a client
+ * that declared it, tasks/update, or the operator's form).
+ */
+export function sessionCanAsk(session: LegacySession | undefined, request: InputRequest): boolean {
+  if (!session || session.protocolVersion < FIRST_ELICITATION_VERSION) return false;
+  return canAsk(session.clientCapabilities, request);
+}
+
+/** The session declared elicitation in some mode, in a version that has it. */
+export function sessionMayElicit(session: LegacySession | undefined): boolean {
+  if (!session || session.protocolVersion < FIRST_ELICITATION_VERSION) return false;
+  const modes = elicitationModes(session.clientCapabilities);
+  return modes.form || modes.url;
+}
+
+/** One answer for unknown, expired and foreign sessions, so none reveals that an ID exists. */
+export function sessionNotFound(): Response {
+  return jsonResponse(rpcError(null, RPC.invalidRequest, "Session not found: initialize a new session"), 404);
+}

@@ -1,0 +1,126 @@
+import type { InputResponse } from "@runifold/sdk";
+import type { RouteRow } from "../../../db/queries/routes";
+import {
+  answerTaskByHandle,
+  cancelTaskByHandle,
+  isTerminalTaskStatus,
+  readBoundTaskHandle,
+  type TaskRecord,
+  taskStatus,
+  validateInputResponse,
+  waitForTask,
+} from "../../tasks";
+import { answerableInputRequests } from "../input-capabilities";
+import { isRecord, McpError, RPC } from "../json-rpc";
+import type { McpCall, McpDeps } from "../mcp-deps";
+import { issueRequestState, type StateCall } from "../request-state";
+import { ordinaryAnswer, startTask } from "../tool-invocation";
+import type { ModernEnvelope } from "./envelope";
+import { isElicitResult } from "./tools-call";
+
+/**
+ * The ordinary path of the 2026-07-28 leg: a tools/call that does not become a task still runs as a
+ * durable run, and the request waits for it up to the route's sync deadline. Then:
+ *  - the run finished → its result (or its JSON-RPC error);
+ *  - the run asks for input this request declared it can answer (its per-request capabilities,
+ *    mode included; mrtr.mdx Server Requirements 7) → an `input_required` MRTR round with those
+ *    `inputRequests` and a `requestState` bound to the run (request-state.ts claim `r`, plus the
+ *    usual tenant, key, tool, arguments, expiry and single-use nonce). The client's retry carries
+ *    `inputResponses`, which are written through provideInput (continueOrdinaryCall), and the
+ *    retry waits again: maybe another round, then the result. Questions the request cannot answer
+ *    are never put in a round; they wait for an operator or a tasks client;
+ *  - the deadline passed → the "still running, task X" tool error; the run goes on.
+ * A client that disconnects while waiting cancels the run: 2026-07-28 basic/patterns/cancellation.mdx
+ * "The server MUST treat a client disconnect as cancellation of that request", and
+ * transports/streamable-http.mdx "Cancellation" (the server SHOULD stop work on it). Handing back an
+ * input_required round is not a disconnect: a client that never retries leaves the run waiting for
+ * input (answerable by an operator) until its requestState expires and beyond.
+ */
+export async function startOrdinaryCall(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  envelope: ModernEnvelope,
+  options: { answeredInputs?: Record<string, { request: unknown; response: unknown }>; idempotencyKey?: string },
+) {
+  const started = await startTask(deps, call, route, args, { origin: "ordinary", ...options });
+  if (started.kind === "invalid") return { resultType: "complete", ...started.result };
+  return waitRound(deps, call, route, args, envelope, started.task.id);
+}
+
+/**
+ * The retry of an input_required round (its requestState, already redeemed, named `runId`): the
+ * answers to the keys still pending are checked against their requestedSchema and written through
+ * provideInput as this credential's actor; an invalid or missing answer is simply asked again in the
+ * next round (mrtr.mdx "Error Handling": respond with a new InputRequiredResult rather than an error).
+ */
+export async function continueOrdinaryCall(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  envelope: ModernEnvelope,
+  runId: string,
+  inputResponses: unknown,
+) {
+  const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, taskId: runId };
+  const record = await readBoundTaskHandle(deps.sql, binding);
+  if (!record) throw new McpError(RPC.invalidParams, "Invalid or expired requestState");
+  const pending = record.pendingInputs ?? {};
+  const responses: Record<string, InputResponse> = {};
+  for (const [key, value] of Object.entries(isRecord(inputResponses) ? inputResponses : {})) {
+    const request = pending[key];
+    if (request && isElicitResult(value) && validateInputResponse(key, request, value).ok) responses[key] = value;
+  }
+  if (Object.keys(responses).length > 0) {
+    await answerTaskByHandle(deps.sql, { ...binding, responses, actor: call.principal.actor });
+  }
+  return waitRound(deps, call, route, args, envelope, runId);
+}
+
+async function waitRound(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  envelope: ModernEnvelope,
+  runId: string,
+) {
+  const askable = (record: TaskRecord) => answerableInputRequests(record.pendingInputs ?? {}, envelope.clientCapabilities);
+  const record = await waitForTask(deps.sql, {
+    tenantId: call.principal.tenantId,
+    taskId: runId,
+    done: (r) => isOver(r) || Object.keys(askable(r)).length > 0,
+    deadline: Date.now() + route.sync_deadline_ms,
+    signal: call.signal,
+  });
+  if (call.signal.aborted && record && !isOver(record)) {
+    await cancelTaskByHandle(deps.sql, {
+      tenantId: call.principal.tenantId,
+      keyId: call.principal.keyId,
+      taskId: runId,
+      actor: call.principal.actor,
+    });
+    deps.logger.info("ordinary call cancelled: the client disconnected", { taskId: runId });
+    // Nobody reads this answer (MUST NOT send further messages for a cancelled request anyway).
+    throw new McpError(RPC.internalError, "Request cancelled");
+  }
+  if (record && !isOver(record)) {
+    const inputRequests = askable(record);
+    if (Object.keys(inputRequests).length > 0) {
+      const state: StateCall = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool: route.tool_name, args };
+      return {
+        resultType: "input_required",
+        inputRequests,
+        requestState: await issueRequestState(deps.sql, state, undefined, runId),
+      };
+    }
+  }
+  const why = `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`;
+  return { resultType: "complete", ...ordinaryAnswer(record, runId, why) };
+}
+
+function isOver(record: TaskRecord): boolean {
+  return record.terminal !== undefined || isTerminalTaskStatus(taskStatus(record, "modern"));
+}
