@@ -16,7 +16,9 @@ test("pages carry the security headers: CSP frame-ancestors, X-Frame-Options, no
   }
 });
 
-test("the OAuth consent page drops only form-action (its form redirects to the client), keeping frame-ancestors", async ({ request }) => {
+test("the OAuth consent page drops only form-action (its form redirects to the client), keeping frame-ancestors", async ({
+  request,
+}) => {
   const response = await request.get("/oauth/authorize?client_id=x", { maxRedirects: 0 });
   const csp = response.headers()["content-security-policy"] ?? "";
   expect(csp).toContain("frame-ancestors 'none'");
