@@ -41,6 +41,13 @@ const ZEnv = z
       ),
     NEXTAUTH_SECRET: z.string().min(16).optional(),
     /**
+     * The key webhook signing secrets are sealed with (docs/webhooks.md); default NEXTAUTH_SECRET.
+     * The workers that deliver must have the same one.
+     */
+    RUNIFOLD_WEBHOOK_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+    /** `true`: webhook URLs may be http and point at private, loopback or link-local addresses (tests, private networks). */
+    RUNIFOLD_WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false"),
+    /**
      * Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs or CIDRs). Empty: the
      * client address is the socket peer and X-Forwarded-For is ignored (sign-in throttling, audit).
      */
@@ -76,10 +83,56 @@ const ZEnv = z
     RUNIFOLD_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /** The workflows module `npm start` and `npm run worker` serve with runifold-worker (default: the demo). */
     RUNIFOLD_WORKFLOWS: z.string().min(1).optional(),
+    /** Operator single sign-on (docs/security.md): the OIDC issuer; with the client id and secret it turns SSO on. */
+    RUNIFOLD_OIDC_ISSUER: z.url().optional(),
+    RUNIFOLD_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    RUNIFOLD_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    /** The sign-in button's label: "Sign in with <this>". */
+    RUNIFOLD_OIDC_NAME: z.string().min(1).max(60).default("SSO"),
+    /** Scopes requested from the identity provider (space-separated; `openid` is required by OIDC). */
+    RUNIFOLD_OIDC_SCOPES: z
+      .string()
+      .default("openid email profile")
+      .refine((value) => value.split(/\s+/).includes("openid"), "must include openid"),
+    /**
+     * The claim naming the operator by email. `email` (default) must come with `email_verified: true`;
+     * another claim (e.g. `upn`) is one the identity provider vouches for by itself.
+     */
+    RUNIFOLD_OIDC_EMAIL_CLAIM: z.string().min(1).default("email"),
+    /** Just-in-time creation: an unknown person becomes a member of this tenant (slug). Unset: unknown people are refused. */
+    RUNIFOLD_OIDC_JIT_TENANT: z.string().min(1).optional(),
+    /** The claim listing the person's groups, and the group whose members a just-in-time creation makes admins. */
+    RUNIFOLD_OIDC_GROUPS_CLAIM: z.string().min(1).optional(),
+    RUNIFOLD_OIDC_ADMIN_GROUP: z.string().min(1).optional(),
+    /** `off` hides the password form and refuses password sign-in (SSO only). Keep `on` for the embedded default. */
+    RUNIFOLD_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
   })
   .refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
     path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],
     message: "only allowed when HOST is a loopback address (127.0.0.1, ::1 or localhost)",
+  })
+  // A half-configured SSO is a typo, not a choice: all three or none.
+  .refine(
+    (env) => {
+      const set = [env.RUNIFOLD_OIDC_ISSUER, env.RUNIFOLD_OIDC_CLIENT_ID, env.RUNIFOLD_OIDC_CLIENT_SECRET].filter(Boolean).length;
+      return set === 0 || set === 3;
+    },
+    {
+      path: ["RUNIFOLD_OIDC_ISSUER"],
+      message: "set RUNIFOLD_OIDC_ISSUER, RUNIFOLD_OIDC_CLIENT_ID and RUNIFOLD_OIDC_CLIENT_SECRET together, or none",
+    },
+  )
+  .refine((env) => !env.RUNIFOLD_OIDC_ADMIN_GROUP || env.RUNIFOLD_OIDC_GROUPS_CLAIM, {
+    path: ["RUNIFOLD_OIDC_ADMIN_GROUP"],
+    message: "needs RUNIFOLD_OIDC_GROUPS_CLAIM (the claim the group is looked up in)",
+  })
+  .refine((env) => !env.RUNIFOLD_OIDC_JIT_TENANT || env.RUNIFOLD_OIDC_ISSUER, {
+    path: ["RUNIFOLD_OIDC_JIT_TENANT"],
+    message: "only means something with single sign-on (RUNIFOLD_OIDC_ISSUER)",
+  })
+  .refine((env) => env.RUNIFOLD_PASSWORD_SIGNIN === "on" || env.RUNIFOLD_OIDC_ISSUER, {
+    path: ["RUNIFOLD_PASSWORD_SIGNIN"],
+    message: "off needs single sign-on configured (RUNIFOLD_OIDC_ISSUER …), or nobody could sign in",
   });
 
 export type Env = z.infer<typeof ZEnv>;

@@ -11,8 +11,12 @@ export {
   tokenDigest,
   verifyAccessToken,
 } from "./oauth-tokens";
+export type { OidcSettings, SignInMethods } from "./oidc-settings";
+export { OIDC_PROVIDER_ID, oidcSettings, signInMethods } from "./oidc-settings";
 export type { OperatorContext, SessionClaims } from "./operator-context";
 export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
 export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";
 export type { Operator, RequireOperatorOptions } from "./require-operator";
 export { PasswordChangeRequired, requireOperator } from "./require-operator";
+export type { SsoClaims, SsoOutcome, SsoRefusal, SsoSettings } from "./sso-sign-in";
+export { SSO_REFUSALS, signInWithSso } from "./sso-sign-in";

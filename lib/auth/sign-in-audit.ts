@@ -12,14 +12,27 @@ const log = createLogger("audit", (process.env.RUNIFOLD_LOG_LEVEL as "info" | un
 const fallback = createLogger("audit", "info");
 
 export type SignInEvent = {
-  action: "auth.login.success" | "auth.login.failure" | "auth.login.throttled" | "auth.password.change" | "auth.logout";
+  action:
+    | "auth.login.success"
+    | "auth.login.failure"
+    | "auth.login.throttled"
+    | "auth.password.change"
+    | "auth.logout"
+    | "operator.sso_sign_in"
+    | "operator.jit_created"
+    | "operator.sso_refused";
   operatorId?: string | null;
   address: string | null;
+  /** The tenant the event concerns (a just-in-time creation's tenant), for the tenant's own trail. */
+  tenantId?: string | null;
   fields?: Record<string, string | number | boolean | null>;
 };
 
+/** A refused sign-in was done by nobody: the operator it names (if any) is a field, not the actor. */
+const REFUSALS = new Set<SignInEvent["action"]>(["auth.login.failure", "operator.sso_refused"]);
+
 export async function recordSignInEvent(sql: SqlHandle, event: SignInEvent): Promise<void> {
-  const actor = event.operatorId && event.action !== "auth.login.failure" ? `operator:${event.operatorId}` : "anonymous";
+  const actor = event.operatorId && !REFUSALS.has(event.action) ? `operator:${event.operatorId}` : "anonymous";
   const fields = {
     ...(event.fields ?? {}),
     ...(event.operatorId && actor === "anonymous" ? { operatorId: event.operatorId } : {}),
@@ -30,7 +43,7 @@ export async function recordSignInEvent(sql: SqlHandle, event: SignInEvent): Pro
       actor,
       operatorId: actor === "anonymous" ? null : (event.operatorId ?? null),
       action: event.action,
-      tenantId: null,
+      tenantId: event.tenantId ?? null,
       address: event.address,
       fields,
     });
