@@ -1,6 +1,8 @@
 import { coerceError } from "@runifold/sdk";
+import { readCappedBody } from "../http-api";
 import { isModernMessage } from "./era";
 import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError, validRequestId } from "./json-rpc";
+import { inspectJson, MAX_JSON_DEPTH } from "./json-shape";
 import { acceptsBatches, handleLegacyBatch } from "./legacy/batch";
 import { handleLegacyMessage } from "./legacy/router";
 import { attachSession } from "./legacy/session";
@@ -21,20 +23,29 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
   if (!contentType.toLowerCase().startsWith("application/json")) {
     return jsonResponse(rpcError(null, RPC.invalidRequest, "Content-Type must be application/json"), 415);
   }
-  const declaredLength = Number(call.request.headers.get("content-length") ?? "0");
-  if (declaredLength > MAX_BODY_BYTES) return tooLarge();
-  const bytes = new Uint8Array(await call.request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+  // Read while counting: a chunked body, or one whose Content-Length lies, is cut off at the cap
+  // instead of being buffered whole first (review M3).
+  const read = await readCappedBody(call.request, MAX_BODY_BYTES);
+  if (read.kind === "too_large") return tooLarge();
+  if (read.kind === "unreadable")
+    return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body could not be read"), 400);
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(read.bytes));
   } catch {
     return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
+  }
+  const shape = inspectJson(body);
+  if (shape.tooDeep) {
+    return jsonResponse(
+      rpcError(null, RPC.invalidRequest, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
+      400,
+    );
   }
 
   // One JSON-RPC message per POST, except the batches 2025-03-26 requires (legacy/batch.ts);
   // 2025-06-18 removed batching, and the modern era never had it.
-  if (Array.isArray(body) && acceptsBatches(call.request.headers) && !containsNul(body)) {
+  if (Array.isArray(body) && acceptsBatches(call.request.headers) && !shape.hasNul) {
     const inSession = await guard(deps, null, () => attachSession(deps, call, body));
     if (inSession instanceof Response) return inSession;
     return handleLegacyBatch(deps, inSession, body, (d, c, message) =>
@@ -46,7 +57,7 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Respo
   // Postgres text and jsonb cannot hold U+0000; refuse it up front rather than fail on insert. A
   // parameter error travels in-band (HTTP 200): 400 belongs to envelope, header and capability
   // errors (2026-07-28 Streamable HTTP), and an SDK v1 client loses the JSON-RPC code on a 4xx.
-  if (containsNul(body)) {
+  if (shape.hasNul) {
     return jsonResponse(rpcError(validId(body.id), RPC.invalidParams, "Invalid params: strings must not contain U+0000"));
   }
   if (isModernMessage(body, call.request.headers)) {
@@ -85,15 +96,6 @@ async function guard<T = Response>(deps: McpDeps, id: string | number | null, ru
     deps.logger.error("mcp request failed", { error: coerceError(caught).message });
     return jsonResponse(rpcError(id, RPC.internalError, "Internal error"), 503);
   }
-}
-
-function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (depth > 64 || typeof value !== "object" || value === null) return false;
-  for (const [key, child] of Object.entries(value)) {
-    if (key.includes("\u0000") || containsNul(child, depth + 1)) return true;
-  }
-  return false;
 }
 
 function tooLarge(): Response {

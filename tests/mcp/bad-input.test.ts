@@ -186,6 +186,30 @@ const CASES: Case[] = [
     status: 400,
     code: -32600,
   },
+  {
+    // Past the depth limit inside an ordinary modern request: refused up front, never a 5xx from
+    // recursive code further in (review L7).
+    name: "deep nesting inside params",
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { pad: JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`) },
+    }),
+    status: 400,
+    code: -32600,
+  },
+  {
+    name: "NUL deeper than the old scan reached",
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { pad: JSON.parse(`${"[".repeat(70)}"a\u0000b"${"]".repeat(70)}`) },
+    }),
+    status: 400,
+    code: -32600,
+  },
   { name: "null body", body: "null", status: 400, code: -32600 },
   { name: "a bare number", body: "42", status: 400, code: -32600 },
   {
