@@ -26,5 +26,6 @@ export const config = {
     "/audit/:path*",
     "/account/:path*",
     "/connections/:path*",
+    "/webhooks/:path*",
   ],
 };

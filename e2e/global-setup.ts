@@ -23,7 +23,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     projectRoot: process.cwd(),
     label: "e2e",
     workers: 1,
-    env: { NODE_EXTRA_CA_CERTS: tls.certFile },
+    // e2e/webhooks.spec.ts receives webhooks on loopback (docs/webhooks.md, SSRF).
+    env: { NODE_EXTRA_CA_CERTS: tls.certFile, RUNIFOLD_WEBHOOK_ALLOW_PRIVATE: "true" },
     log: (line) => process.stdout.write(`[e2e stack] ${line}\n`),
   });
   process.env.BASE_URL = stack.origin;

@@ -6,6 +6,7 @@ import { redirect } from "next/navigation";
 import type { OperatorContext } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
+import { webWebhookPolicy } from "@/lib/server/webhook-policy";
 import {
   changePasswordAction,
   resetPasswordAction,
@@ -24,6 +25,13 @@ import {
   removeMemberAction,
   setOperatorDisabledAction,
 } from "@/lib/ui/actions/tenant-actions";
+import {
+  createWebhookAction,
+  deleteWebhookAction,
+  rotateWebhookSecretAction,
+  sendWebhookTestAction,
+  setWebhookEnabledAction,
+} from "@/lib/ui/actions/webhook-actions";
 
 // Server actions are public POST endpoints: each lib/ui/actions action starts with requireOperator
 // (lib/ui/actions/operator-action.ts), including the same-origin check, and validates its input.
@@ -74,3 +82,10 @@ export const resetPassword = serverAction(resetPasswordAction);
 export const setTenantDisabled = serverAction(setTenantDisabledAction, ["/tenants"]);
 export const revokeConnection = serverAction(revokeConnectionAction, ["/connections"]);
 export const revokeTenantConnection = serverAction(revokeTenantConnectionAction, ["/connections"]);
+// The webhook policy (seal key, SSRF flag) is read per call (the env is parsed once, cached). Create
+// and rotate are not revalidated: the form shows the secret once, then refreshes the page itself.
+export const createWebhook = serverAction((ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input));
+export const rotateWebhookSecret = serverAction((ctx, input) => rotateWebhookSecretAction(webWebhookPolicy())(ctx, input));
+export const deleteWebhook = serverAction(deleteWebhookAction, ["/webhooks"]);
+export const setWebhookEnabled = serverAction(setWebhookEnabledAction, ["/webhooks"]);
+export const sendWebhookTest = serverAction(sendWebhookTestAction, ["/webhooks"]);

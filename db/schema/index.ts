@@ -10,4 +10,5 @@ export * from "./routes";
 export * from "./runs";
 export * from "./schedules";
 export * from "./tenants";
+export * from "./webhooks";
 export * from "./workers";

@@ -22,7 +22,15 @@ export type { CreatedOperator } from "./operators";
 export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
 export { parseInput } from "./parse-input";
 export { changeOwnPassword, resetOperatorPassword, ZChangePassword, ZResetPassword } from "./passwords";
-export { checkSchedule, describeSchedule, setRouteSchedule, ZRouteSchedule, ZSetRouteSchedule } from "./route-schedule";
+export {
+  checkSchedule,
+  describeSchedule,
+  setRouteSchedule,
+  setRouteSchedulePaused,
+  ZRouteSchedule,
+  ZSetRouteSchedule,
+  ZSetRouteSchedulePaused,
+} from "./route-schedule";
 export type { InputSchemaSource, ResolveDefinition, RouteDefinition, RouteDeps, SavedRoute } from "./routes";
 export {
   definitionsFromRegistry,
@@ -38,3 +46,14 @@ export { signOutEverywhere, ZSignOutEverywhere } from "./sessions";
 export type { RerunResult } from "./task-rerun";
 export { rerunTask, ZRerunTask } from "./task-rerun";
 export { createTenant, setTenantDisabled, ZCreateTenant, ZSetTenantDisabled } from "./tenants";
+export type { CreatedWebhook, WebhookPolicy } from "./webhooks";
+export {
+  createWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  sendWebhookTest,
+  setWebhookEnabledState,
+  ZCreateWebhook,
+  ZSetWebhookEnabled,
+  ZWebhookRef,
+} from "./webhooks";

@@ -13,7 +13,11 @@ export const WORKER_MODULES = "tests/fixtures/worker-modules";
 export type WorkerProcess = ReturnType<typeof startWorker>;
 
 export function startWorker(args: string[], env: Record<string, string>) {
-  return spawnTs(WORKER_BIN, { TSX_TSCONFIG_PATH: path.join(ROOT, "tsconfig.json"), RUNIFOLD_POLL_MS: "200", ...env }, args);
+  // These tests are about the module a team serves: the built-in webhook delivery workflow (on by
+  // default) would be one more definition in every list they check. tests/webhooks/worker.test.ts
+  // covers it (a test may still pass RUNIFOLD_WEBHOOKS=on).
+  const base = { TSX_TSCONFIG_PATH: path.join(ROOT, "tsconfig.json"), RUNIFOLD_POLL_MS: "200", RUNIFOLD_WEBHOOKS: "off" };
+  return spawnTs(WORKER_BIN, { ...base, ...env }, args);
 }
 
 /** Runs the bin to its exit: for the cases that must refuse to start (so exit on their own). */

@@ -12,6 +12,8 @@ const LINKS = [
   { href: "/workers", label: "Workers" },
   { href: "/retention", label: "Retention" },
   { href: "/connections", label: "Connections" },
+  // Every operator: members manage their own tenants' webhooks.
+  { href: "/webhooks", label: "Webhooks" },
   // Every operator: members read the audit trail of their own tenants.
   { href: "/audit", label: "Audit" },
 ];

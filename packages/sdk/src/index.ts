@@ -51,6 +51,32 @@ export { authorizeScrape, isLoopbackScrape } from "./telemetry/scrape-auth";
 export type { Tracing, TracingOptions } from "./telemetry/tracing";
 export { startTracing, tracingRequested } from "./telemetry/tracing";
 export { createWorkerMetrics } from "./telemetry/worker-metrics";
+export type {
+  CheckedWebhookUrl,
+  HostLookup,
+  SignedHeaders,
+  WebhookDeliveryConfig,
+  WebhookEvent,
+  WebhookPayload,
+  WebhookRetry,
+  WebhookUrlPolicy,
+} from "./webhooks";
+export {
+  checkWebhookUrl,
+  createWebhookDeliveryWorkflow,
+  DEFAULT_WEBHOOK_RETRY,
+  generateWebhookSecret,
+  isPublicAddress,
+  isWebhookEvent,
+  MAX_WEBHOOK_URL_LENGTH,
+  openWebhookSecret,
+  sealWebhookSecret,
+  signWebhook,
+  WEBHOOK_DELIVERY_WORKFLOW,
+  WEBHOOK_EVENTS,
+  WEBHOOK_TEST_EVENT,
+  webhookKeyMaterial,
+} from "./webhooks";
 export type { Worker, WorkerOptions } from "./worker";
 export { createWorker } from "./worker";
 export type {

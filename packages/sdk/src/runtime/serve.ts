@@ -5,6 +5,8 @@ import { describeDefinition } from "../definitions/describe";
 import { type PublishOutcome, publishDefinitions } from "../definitions/publish";
 import type { Logger } from "../logger";
 import type { WorkerObserver } from "../telemetry/observer";
+import { createWebhookDeliveryWorkflow } from "../webhooks/delivery-workflow";
+import type { WorkerWebhooks } from "../webhooks/worker-config";
 import { createWorker, type Worker } from "../worker";
 import { type AnyWorkflow, createRegistry } from "../workflow";
 import { assertSchemaSupported, readSchemaStatus } from "./schema-check";
@@ -19,6 +21,11 @@ export type ServeOptions = {
   workerId?: string;
   /** Told about claims, attempts and steps (metrics). */
   observer?: WorkerObserver;
+  /**
+   * Also serve the built-in webhook delivery workflow (docs/webhooks.md), published like any other
+   * definition; false or absent: not served (runifold-worker turns it on unless --no-webhooks).
+   */
+  webhooks?: WorkerWebhooks;
 };
 
 export type ServedWorker = { worker: Worker; published: PublishOutcome[] };
@@ -36,9 +43,12 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
   if (status.unknown.length > 0) {
     logger.warn("the store's schema is newer than this SDK; upgrade @runifold/sdk when you can", { newer: status.unknown });
   }
-  const registry = createRegistry(options.workflows);
+  const workflows = options.webhooks
+    ? [...options.workflows, createWebhookDeliveryWorkflow({ sql, ...options.webhooks })]
+    : options.workflows;
+  const registry = createRegistry(workflows);
   const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  const published = await publishDefinitions(sql, options.workflows.map(describeDefinition), workerId);
+  const published = await publishDefinitions(sql, workflows.map(describeDefinition), workerId);
   for (const outcome of published) logger.info("definition", { ...outcome });
   const worker = createWorker({
     sql,

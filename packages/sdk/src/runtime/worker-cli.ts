@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import type { Sql } from "../../../../db/client";
 import { createLogger, type Logger } from "../logger";
+import { readWorkerWebhooks, type WorkerWebhooks } from "../webhooks/worker-config";
 import type { AnyWorkflow } from "../workflow";
 import { loadWorkflowsModule, WorkflowsModuleError } from "./load-workflows";
 import { redactUrl, runMigrateCommand } from "./migrate-command";
@@ -18,6 +19,7 @@ Usage: runifold-worker --workflows <module>
   --workflows <module>   a .js/.mjs module (.ts with a loader such as tsx) whose default export is an
                          array of defineWorkflow(...) definitions (named exports of definitions also
                          count); default: $RUNIFOLD_WORKFLOWS
+  --no-webhooks          do not deliver webhooks (same as RUNIFOLD_WEBHOOKS=off)
   -h, --help             this text
 
 Environment:
@@ -31,6 +33,11 @@ Environment:
   RUNIFOLD_METRICS_TOKEN        Bearer token the metrics endpoint requires (16+ characters); unset:
                                 only loopback scrapers are answered
   HOST                          the address the metrics server binds (default 127.0.0.1)
+  RUNIFOLD_WEBHOOKS             on | off: serve the built-in webhook delivery workflow (default on)
+  RUNIFOLD_WEBHOOK_KEY          the key webhook secrets are sealed with (16+ characters; default:
+                                NEXTAUTH_SECRET); must be the web's
+  RUNIFOLD_PUBLIC_URL           the console's URL, for the links in webhook payloads
+  RUNIFOLD_WEBHOOK_ALLOW_PRIVATE  true: webhooks may go to http and private/loopback addresses
   OTEL_EXPORTER_OTLP_ENDPOINT   turn tracing on: spans of every attempt and step go there (OTLP over
                                 HTTP/protobuf); also OTEL_TRACES_EXPORTER=otlp|console|none,
                                 OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_SDK_DISABLED
@@ -68,7 +75,12 @@ export function parseWorkerArgs(
  */
 export async function runWorkerCli(argv: string[], rawEnv: Record<string, string | undefined>): Promise<number | undefined> {
   if (argv[0] === "migrate") return runMigrateCommand(argv.slice(1), rawEnv);
-  const args = parseWorkerArgs(argv, rawEnv);
+  // --no-webhooks is RUNIFOLD_WEBHOOKS=off (read in runWorker with the rest of the environment).
+  const noWebhooks = argv.includes("--no-webhooks");
+  const args = parseWorkerArgs(
+    argv.filter((arg) => arg !== "--no-webhooks"),
+    rawEnv,
+  );
   if (typeof args === "object" && "help" in args) {
     process.stdout.write(WORKER_HELP);
     return 0;
@@ -87,7 +99,7 @@ export async function runWorkerCli(argv: string[], rawEnv: Record<string, string
     }
     throw error;
   }
-  return runWorker({ workflows, env: rawEnv });
+  return runWorker({ workflows, env: noWebhooks ? { ...rawEnv, RUNIFOLD_WEBHOOKS: "off" } : rawEnv });
 }
 
 export type RunWorkerOptions = {
@@ -116,6 +128,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   if (!env.DATABASE_URL) return fail("DATABASE_URL is not set: point it at the Runifold store (postgres://…)");
   const workflows = options.workflows;
   const logger = createLogger("worker", env.RUNIFOLD_LOG_LEVEL);
+  let webhooks: WorkerWebhooks;
+  try {
+    webhooks = readWorkerWebhooks(options.env, logger);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
   const sql = postgres(env.DATABASE_URL, {
     max: Math.min(env.RUNIFOLD_WORKER_CONCURRENCY, 8) + 2,
     idle_timeout: 30,
@@ -168,6 +186,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       leaseMs: env.RUNIFOLD_LEASE_MS,
       pollMs: env.RUNIFOLD_POLL_MS,
       observer: telemetry.observer,
+      webhooks,
     });
   } catch (error) {
     process.off("SIGTERM", onSignal);
@@ -177,7 +196,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       return fail((error as Error).message);
     throw error;
   }
-  logger.info("serving", { worker: served.worker.id, workflows: workflows.map((w) => `${w.name}@${w.version}`) });
+  logger.info("serving", {
+    worker: served.worker.id,
+    workflows: workflows.map((w) => `${w.name}@${w.version}`),
+    webhooks: webhooks !== false,
+  });
   if (signals > 0) {
     drain();
     return undefined;

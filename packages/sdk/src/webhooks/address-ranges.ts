@@ -1,0 +1,56 @@
+import { BlockList, isIP } from "node:net";
+
+/**
+ * Addresses a webhook must never be sent to unless RUNIFOLD_WEBHOOK_ALLOW_PRIVATE is on (SSRF):
+ * loopback, private, link-local, unique-local, CGNAT, documentation, benchmarking, multicast,
+ * reserved, and the IPv6 forms that embed an IPv4 address that can point anywhere (NAT64, 6to4,
+ * Teredo) — the IANA special-purpose registries. IPv4-mapped IPv6 (::ffff:a.b.c.d) needs no rule:
+ * BlockList checks it against the IPv4 rules.
+ *
+ * The same table as lib/oauth/address-ranges.ts (the Client ID Metadata Document fetch). The engine
+ * cannot import lib/, so the worker needs its own; lib/oauth could import this one through
+ * @runifold/sdk and drop its copy (proposed in the webhooks report).
+ */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001::", 23],
+  ["2001:db8::", 32],
+  ["2002::", 16],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
+}
+
+/** A globally routable unicast address (false for anything malformed). */
+export function isPublicAddress(address: string): boolean {
+  const version = isIP(address);
+  if (version === 0) return false;
+  return !NOT_PUBLIC.check(address, version === 4 ? "ipv4" : "ipv6");
+}
