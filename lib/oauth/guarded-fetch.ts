@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { isLoopbackAddress, isPublicAddress } from "./address-ranges";
+import { isLoopbackAddress, isPublicAddress } from "@runifold/sdk";
 import { isLoopbackHostname, type MetadataDocumentPolicy } from "./config";
 
 export type GuardedFetchResult =

@@ -66,6 +66,7 @@ export {
   createWebhookDeliveryWorkflow,
   DEFAULT_WEBHOOK_RETRY,
   generateWebhookSecret,
+  isLoopbackAddress,
   isPublicAddress,
   isWebhookEvent,
   MAX_WEBHOOK_URL_LENGTH,

@@ -1,15 +1,12 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Addresses a webhook must never be sent to unless RUNIFOLD_WEBHOOK_ALLOW_PRIVATE is on (SSRF):
- * loopback, private, link-local, unique-local, CGNAT, documentation, benchmarking, multicast,
- * reserved, and the IPv6 forms that embed an IPv4 address that can point anywhere (NAT64, 6to4,
- * Teredo) — the IANA special-purpose registries. IPv4-mapped IPv6 (::ffff:a.b.c.d) needs no rule:
- * BlockList checks it against the IPv4 rules.
- *
- * The same table as lib/oauth/address-ranges.ts (the Client ID Metadata Document fetch). The engine
- * cannot import lib/, so the worker needs its own; lib/oauth could import this one through
- * @runifold/sdk and drop its copy (proposed in the webhooks report).
+ * Addresses a server-side fetch of a user-supplied URL must never reach (SSRF): loopback, private,
+ * link-local, unique-local, CGNAT, documentation, benchmarking, multicast, reserved, and the IPv6
+ * forms that embed an IPv4 address that can point anywhere (NAT64, 6to4, Teredo) — the IANA
+ * special-purpose registries. IPv4-mapped IPv6 (::ffff:a.b.c.d) needs no rule: BlockList checks it
+ * against the IPv4 rules. The one table for webhooks (here, in the worker) and the OAuth server's
+ * Client ID Metadata Document fetch (lib/oauth imports it through @runifold/sdk; CIMD draft §6).
  */
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [
@@ -53,4 +50,14 @@ export function isPublicAddress(address: string): boolean {
   const version = isIP(address);
   if (version === 0) return false;
   return !NOT_PUBLIC.check(address, version === 4 ? "ipv4" : "ipv6");
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+export function isLoopbackAddress(address: string): boolean {
+  const version = isIP(address);
+  if (version === 0) return false;
+  return LOOPBACK.check(address, version === 4 ? "ipv4" : "ipv6");
 }

@@ -1,7 +1,7 @@
 // The SDK's webhooks (docs/webhooks.md): the built-in delivery workflow the worker serves, and the
 // pieces the app shares with it — event names, the SSRF rule, secret sealing and signing.
 
-export { isPublicAddress } from "./address-ranges";
+export { isLoopbackAddress, isPublicAddress } from "./address-ranges";
 export type { AttemptRecord, DeliveryToSend } from "./deliveries";
 export type { WebhookDeliveryConfig, WebhookRetry } from "./delivery-workflow";
 export { createWebhookDeliveryWorkflow, DEFAULT_WEBHOOK_RETRY, webhookPayload } from "./delivery-workflow";
