@@ -200,12 +200,12 @@ const CASES: Case[] = [
     code: -32600,
   },
   {
-    name: "NUL deeper than the old scan reached",
+    name: "NUL past the depth limit (the old scan stopped at 64 levels and let it through)",
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "tools/list",
-      params: { pad: JSON.parse(`${"[".repeat(70)}"a\u0000b"${"]".repeat(70)}`) },
+      params: { pad: JSON.parse(`${"[".repeat(70)}"a\\u0000b"${"]".repeat(70)}`) },
     }),
     status: 400,
     code: -32600,
