@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /**
@@ -25,9 +25,64 @@ export const mcpSessions = pgTable(
     clientInfo: jsonb("client_info"),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    /**
+     * The session's one standalone GET stream that may deliver (lib/mcp/legacy/standalone-stream.ts):
+     * a new GET writes its own random ID here, which retires the previous stream on whichever instance
+     * holds it. Null until the client first opens one.
+     */
+    standaloneStreamId: text("standalone_stream_id"),
   },
   // serves: the purge of expired sessions run with every insert (db/queries/mcp-sessions.ts insertMcpSession)
   (t) => [index("mcp_sessions_expires_idx").on(t.expiresAt)],
 );
 
 export type McpSession = typeof mcpSessions.$inferSelect;
+
+/**
+ * Which session created a task (a task-augmented legacy tools/call that named a session), so the
+ * session's standalone GET stream delivers that task's questions and no other session's stream does.
+ * No foreign key to runs (like every run_* table, retention deletes runs explicitly): a purged run's
+ * row simply joins nothing until its session ends, which deletes it (cascade).
+ */
+export const mcpSessionTasks = pgTable(
+  "mcp_session_tasks",
+  {
+    runId: uuid("run_id").primaryKey(),
+    sessionIdSha256: text("session_id_sha256")
+      .notNull()
+      .references(() => mcpSessions.idSha256, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  // serves: the standalone stream's read of its session's open tasks, and the cascade from mcp_sessions
+  (t) => [index("mcp_session_tasks_session_idx").on(t.sessionIdSha256)],
+);
+
+/**
+ * Which live SSE stream carries an input request as `elicitation/create` (2025-11-25
+ * basic/transports.mdx "Multiple Connections": the server MUST send each message on only one of the
+ * connected streams). A stream sends a question only after claiming its row; the claim lasts while
+ * the stream renews `lease_until`, is released when the stream ends, and after a crash simply lapses,
+ * so another stream (a re-opened one) may send it again. Rows go with their session (cascade).
+ */
+export const mcpInputDeliveries = pgTable(
+  "mcp_input_deliveries",
+  {
+    runId: uuid("run_id").notNull(),
+    inputKey: text("input_key").notNull(),
+    sessionIdSha256: text("session_id_sha256")
+      .notNull()
+      .references(() => mcpSessions.idSha256, { onDelete: "cascade" }),
+    /** The claiming stream's random ID (never sent to the client). */
+    streamId: text("stream_id").notNull(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, precision: 3 }).notNull(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  (t) => [
+    // serves: the claim (one row per question)
+    primaryKey({ columns: [t.runId, t.inputKey] }),
+    // serves: a stream renewing and releasing its claims
+    index("mcp_input_deliveries_stream_idx").on(t.streamId),
+    // serves: the cascade when a session ends or expires
+    index("mcp_input_deliveries_session_idx").on(t.sessionIdSha256),
+  ],
+);

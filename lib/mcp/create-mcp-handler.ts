@@ -47,7 +47,7 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
   };
 }
 
-/** GET and DELETE: no sessions and no standalone stream on this server. */
+/** 405 for what /api/mcp does not offer: a GET without a legacy session, anything in the 2026-07-28 era but POST. */
 export function methodNotAllowed(): Response {
   return jsonResponse({ error: "method_not_allowed", message: "Use POST" }, 405, { allow: "POST" });
 }

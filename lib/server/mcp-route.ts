@@ -1,6 +1,6 @@
 import { createLogger } from "@runifold/sdk";
 import { readEnv } from "../env";
-import { createMcpHandler, createMcpSessionDeleteHandler, type McpHandlerDeps, methodNotAllowed } from "../mcp";
+import { createMcpHandler, createMcpSessionDeleteHandler, createMcpStandaloneStreamHandler, type McpHandlerDeps } from "../mcp";
 import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
 import { observeMcpRequests } from "./mcp-observe";
@@ -8,7 +8,7 @@ import { webOAuthConfig } from "./oauth-config";
 
 export { observeMcpRequests } from "./mcp-observe";
 
-/** The methods /api/mcp answers (GET and DELETE with 405); what a preflight may ask for. */
+/** The methods /api/mcp answers (GET: a legacy session's stream; DELETE: ends it); what a preflight may ask for. */
 const MCP_METHODS = ["POST", "GET", "DELETE", "OPTIONS"] as const;
 
 /** Origins allowed besides non-browser clients: RUNIFOLD_ALLOWED_ORIGINS plus the public URL's origin. */
@@ -49,9 +49,13 @@ export function createWebMcpSessionDelete(): (request: Request) => Promise<Respo
   return withCors(createMcpSessionDeleteHandler(webMcpDeps()), mcpCorsPolicy());
 }
 
-/** GET on /api/mcp: 405 (no standalone stream), with CORS headers for a listed origin. */
-export function createWebMcpMethodNotAllowed(): (request: Request) => Promise<Response> {
-  return withCors(methodNotAllowed, mcpCorsPolicy());
+/**
+ * GET /api/mcp: a legacy session's standalone SSE stream (lib/mcp/standalone-get.ts; 405 without a
+ * session), with CORS headers for a listed origin. Not wrapped in observeMcpRequests: its labels and
+ * span come from a POSTed message's body, and a GET has none.
+ */
+export function createWebMcpStandaloneStream(): (request: Request) => Promise<Response> {
+  return withCors(createMcpStandaloneStreamHandler(webMcpDeps()), mcpCorsPolicy());
 }
 
 /** OPTIONS /api/mcp: the CORS preflight. */

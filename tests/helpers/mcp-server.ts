@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
-import { createMcpHandler, createMcpSessionDeleteHandler } from "../../lib/mcp";
+import { createMcpHandler, createMcpSessionDeleteHandler, createMcpStandaloneStreamHandler } from "../../lib/mcp";
 import { type CorsPolicy, preflight, withCors } from "../../lib/server/cors";
 import { shippedWorkflows } from "../../workflows/demo";
 
@@ -27,6 +27,8 @@ export async function startMcpTestServer(
     wrap?: (handler: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response>;
     /** The in-process worker's logger (default silent). */
     workerLogger?: Logger;
+    /** A shorter life for standalone GET streams (default 10 minutes, lib/mcp/legacy/standalone-stream.ts). */
+    standaloneMaxLifetimeMs?: number;
   } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
   const cors = options.cors;
@@ -41,10 +43,14 @@ export async function startMcpTestServer(
   const bare = (options.wrap ?? ((handler) => handler))(createMcpHandler(deps));
   const deleteSession = cors ? withCors(createMcpSessionDeleteHandler(deps), cors) : createMcpSessionDeleteHandler(deps);
   const handleMcp = cors ? withCors(bare, cors) : bare;
+  const standalone = createMcpStandaloneStreamHandler(deps, { maxLifetimeMs: options.standaloneMaxLifetimeMs });
+  const handleGet = cors ? withCors(standalone, cors) : standalone;
   const answer = (request: Request): Promise<Response> | Response => {
     if (request.method === "POST") return handleMcp(request);
     // Legacy session termination, as app/api/mcp/route.ts binds it.
     if (request.method === "DELETE") return deleteSession(request);
+    // A legacy session's standalone SSE stream (405 without a session), as app/api/mcp/route.ts binds it.
+    if (request.method === "GET") return handleGet(request);
     if (cors && request.method === "OPTIONS") return preflight(request, cors);
     return new Response(null, { status: 405 });
   };

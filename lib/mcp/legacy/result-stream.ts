@@ -4,6 +4,7 @@ import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
+import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { sessionCanAsk } from "./session";
 import { openSse } from "./sse";
@@ -17,7 +18,9 @@ const REAUTHORIZE_MS = 30_000;
 /**
  * The SSE form of a blocking tasks/result (2025-11-25 "Input Required Status"). Until the task is
  * terminal, every change re-reads the store (a notification only says "look again") and sends:
- *  - each unanswered input request as an `elicitation/create` request, once per stream, with the
+ *  - each unanswered input request as an `elicitation/create` request, once per stream and only on
+ *    one of the client's streams (deliveries.ts: claimed first, so the standalone GET stream or another
+ *    tasks/result does not send it too), with the
  *    related-task `_meta` (MUST, L15) and an ID derived from task + key, so the client's response
  *    may reach any instance (client-responses.ts); questions that appear later are sent as they appear.
  *    Only to a client whose session declared elicitation in that request's mode (session.ts
@@ -59,9 +62,29 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
       lastProgress = progress.progress;
       sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...progress, _meta: relatedTask } });
     }
-    for (const [key, request] of Object.entries(record.pendingInputs ?? {})) {
-      // Only what the session declared (mode included); the rest waits for other channels.
-      if (askedKeys.has(key) || !sessionCanAsk(call.session, request)) continue;
+  };
+
+  // Questions go out only once claimed for this stream (deliveries.ts): the session's standalone GET
+  // stream, or a second tasks/result, may see them too, and only one stream may carry each.
+  const ledger = call.session
+    ? deliveryLedger(deps.sql, {
+        sessionIdSha256: call.session.idSha256,
+        standalone: false,
+        onError: (error) => deps.logger.warn("tasks/result: delivery claims not released", { taskId, error: error.message }),
+      })
+    : undefined;
+  sse.onClose(() => void ledger?.release());
+  const ask = async (record: TaskRecord) => {
+    const pending = record.pendingInputs ?? {};
+    // Only what the session declared (mode included); the rest waits for other channels.
+    const candidates = Object.keys(pending).filter((key) => {
+      const request = pending[key];
+      return !askedKeys.has(key) && request !== undefined && sessionCanAsk(call.session, request);
+    });
+    if (!ledger || candidates.length === 0) return;
+    for (const key of await ledger.claim(taskId, candidates)) {
+      const request = pending[key];
+      if (sse.closed || !request || askedKeys.has(key)) continue;
       askedKeys.add(key);
       sse.send({
         jsonrpc: "2.0",
@@ -89,6 +112,9 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
       return sse.close();
     }
     publish(record);
+    if (sse.closed) return;
+    await ledger?.renewIfDue();
+    await ask(record);
   };
 
   // Rounds never overlap, so messages go out in store order; a wake-up during a round runs one more.
@@ -116,7 +142,8 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   const poll = setInterval(() => void refresh(), POLL_MS);
   sse.onClose(() => clearInterval(poll));
   publish(initial);
-  // Anything that changed between the first read and the subscription is caught by this round.
+  // Anything that changed between the first read and the subscription is caught by this round, which
+  // also claims and sends the questions open now.
   void refresh();
   return sse.response;
 }

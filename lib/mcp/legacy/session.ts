@@ -29,8 +29,8 @@ const SLIDE_EVERY_MS = 60 * 60_000;
 /** Longer than any ID we mint (43 characters); anything else cannot be ours. */
 const MAX_SESSION_ID_CHARS = 200;
 
-/** What the client declared at initialize, as any instance reads it back. */
-export type LegacySession = { protocolVersion: string; clientCapabilities: Record<string, unknown> };
+/** What the client declared at initialize, as any instance reads it back; `idSha256` names the row. */
+export type LegacySession = { idSha256: string; protocolVersion: string; clientCapabilities: Record<string, unknown> };
 
 /** Only the digest is stored, so a copy of the table does not yield live session IDs. */
 export function sessionDigest(id: string): string {
@@ -69,16 +69,22 @@ export async function attachSession(deps: McpDeps, call: McpCall, body: unknown)
   if (raw === null) return call;
   if (isRecord(body) && body.method === "initialize") return call;
   const id = raw.trim();
-  if (id.length === 0 || id.length > MAX_SESSION_ID_CHARS || !/^[\x21-\x7e]+$/.test(id)) return sessionNotFound();
+  if (!wellFormedSessionId(id)) return sessionNotFound();
+  const idSha256 = sessionDigest(id);
   const row = await touchMcpSession(deps.sql, {
-    idSha256: sessionDigest(id),
+    idSha256,
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,
     ttlMs: SESSION_IDLE_TTL_MS,
     slideEveryMs: SLIDE_EVERY_MS,
   });
   if (!row) return sessionNotFound();
-  return { ...call, session: { protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities } };
+  return { ...call, session: { idSha256, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities } };
+}
+
+/** Visible ASCII only, and no longer than any ID we mint could be: anything else cannot be ours. */
+export function wellFormedSessionId(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_SESSION_ID_CHARS && /^[\x21-\x7e]+$/.test(id);
 }
 
 /** Elicitation arrived in 2025-06-18: an older session cannot be sent it, whatever it declared. */

@@ -1,13 +1,18 @@
 /**
- * A server-sent-events body answering one POST (Streamable HTTP): JSON-RPC messages as `message`
- * events plus keep-alive comments, so idle proxies do not cut a long wait. No event IDs: the server
- * keeps no event store, so a priming ID would only invite a GET resumption (answered 405); a client
- * whose stream drops simply calls tasks/result again and gets every outstanding question re-sent.
+ * A server-sent-events body answering one POST, or a session's standalone GET (Streamable HTTP):
+ * JSON-RPC messages as `message` events plus keep-alive comments, so idle proxies do not cut a long
+ * wait. No event IDs: the server keeps no event store, so there is nothing a `Last-Event-ID`
+ * resumption could replay; a client whose stream drops calls tasks/result again, or re-opens its GET
+ * stream, and gets every outstanding question re-sent.
  */
 export type SseStream = {
   readonly response: Response;
   readonly closed: boolean;
   send(message: unknown): void;
+  /** An SSE comment line (ignored by clients): flushes the headers of a stream with nothing to say yet. */
+  comment(text: string): void;
+  /** The SSE `retry` field: how long the client waits before reconnecting once this stream ends. */
+  retry(ms: number): void;
   /** Ends the stream (after the final JSON-RPC response) and runs the cleanups. */
   close(): void;
   onClose(cleanup: () => void): void;
@@ -53,6 +58,12 @@ export function openSse(signal: AbortSignal): SseStream {
     },
     send(message) {
       if (!closed) controller?.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+    },
+    comment(text) {
+      if (!closed) controller?.enqueue(encoder.encode(`: ${text.replace(/[\r\n]/g, " ")}\n\n`));
+    },
+    retry(ms) {
+      if (!closed) controller?.enqueue(encoder.encode(`retry: ${Math.max(0, Math.floor(ms))}\n\n`));
     },
     close,
     onClose(cleanup) {

@@ -1,3 +1,4 @@
+import { linkMcpSessionTask } from "../../../db/queries/mcp-sessions";
 import { isRecord, type JsonRpcId, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
@@ -63,6 +64,14 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
   // what the modern leg answers.
   if (started.kind === "invalid") return started.result;
   deps.logger.info("legacy task created", { taskId: started.task.id, tool: route.tool_name, keyId: call.principal.keyId });
+  // The creating session's standalone GET stream delivers this task's questions (standalone-stream.ts),
+  // recorded before the CreateTaskResult goes out. Best effort: without the row the questions still
+  // reach tasks/result, tasks/update and the operator; a failed insert must not lose the created task.
+  if (call.session) {
+    await linkMcpSessionTask(deps.sql, { idSha256: call.session.idSha256, runId: started.task.id }).catch((error: Error) =>
+      deps.logger.warn("legacy task not linked to its session", { taskId: started.task.id, error: error.message }),
+    );
+  }
   // CreateTaskResult is nested ({task}) in 2025-11-25, and is sent once the run is committed.
   return {
     task: legacyTask(started.task),
