@@ -4,40 +4,11 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
 import { ActionForm } from "../../_components/action-form";
-import { buttonClass, dangerButtonClass, Empty, inputClass, secondaryButtonClass, Time } from "../../_components/ui";
+import { ShownOnce } from "../../_components/shown-once";
+import { buttonClass, dangerButtonClass, Empty, inputClass, Time } from "../../_components/ui";
 import { createKey, revokeKey } from "../../actions";
 
 const SCOPES = ["mcp", "tasks:read", "tasks:write"];
-
-/** The new token, shown once: it is not stored anywhere and cannot be shown again. */
-function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div role="status" className="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3">
-      <p className="text-sm font-medium text-amber-900">Copy this key now. It will not be shown again.</p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
-        <code data-testid="new-token" className="min-w-0 flex-1 break-all rounded bg-white px-2 py-1 font-mono text-xs">
-          {token}
-        </code>
-        <button
-          type="button"
-          className={secondaryButtonClass}
-          onClick={() =>
-            void navigator.clipboard?.writeText(token).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-        <button type="button" className={secondaryButtonClass} onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
-  );
-}
 
 export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDetail["keys"] }) {
   const router = useRouter();
@@ -46,7 +17,7 @@ export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDe
   const [error, setError] = useState<string | null>(null);
   return (
     <div className="flex flex-col gap-4">
-      {token && <NewToken token={token} onDone={() => setToken(null)} />}
+      {token && <ShownOnce value={token} what="key" testId="new-token" onDone={() => setToken(null)} />}
       {keys.length === 0 ? (
         <Empty>No keys yet.</Empty>
       ) : (
