@@ -1,10 +1,8 @@
 import { deleteMcpSession } from "../../db/queries/mcp-sessions";
-import { authenticate } from "./auth-gate";
 import type { McpHandlerDeps } from "./create-mcp-handler";
 import { jsonResponse, RPC, rpcError } from "./json-rpc";
 import { SESSION_HEADER, sessionDigest, sessionNotFound } from "./legacy/session";
-import { hasScope } from "./scopes";
-import { MODERN_PROTOCOL_VERSIONS } from "./server-info";
+import { authenticateSessionRequest, statesModernVersion } from "./session-request-gate";
 
 /**
  * DELETE /api/mcp: a legacy client ends its session (2025-11-25 basic/transports.mdx "Session
@@ -16,30 +14,13 @@ import { MODERN_PROTOCOL_VERSIONS } from "./server-info";
  */
 export function createMcpSessionDeleteHandler(deps: McpHandlerDeps): (request: Request) => Promise<Response> {
   return async function deleteSession(request: Request): Promise<Response> {
-    const version = request.headers.get("mcp-protocol-version");
-    if (version !== null && version.trim() >= (MODERN_PROTOCOL_VERSIONS[0] as string)) {
+    if (statesModernVersion(request.headers)) {
       return jsonResponse({ error: "method_not_allowed", message: "Use POST" }, 405, { allow: "POST" });
     }
     const sql = deps.sql();
     try {
-      const gate = await authenticate(request, {
-        sql,
-        logger: deps.logger,
-        allowedOrigins: deps.allowedOrigins,
-        insecureLoopbackTenant: deps.insecureLoopbackTenant,
-        host: deps.host,
-        oauth: deps.oauth,
-      });
+      const gate = await authenticateSessionRequest(request, deps, sql);
       if (gate instanceof Response) return gate;
-      if (!hasScope(gate.principal, "mcp")) {
-        return jsonResponse(
-          rpcError(null, RPC.invalidRequest, 'Insufficient scope: this request requires the "mcp" scope'),
-          403,
-          {
-            "www-authenticate": 'Bearer error="insufficient_scope", scope="mcp"',
-          },
-        );
-      }
       const id = request.headers.get(SESSION_HEADER)?.trim();
       if (!id) return jsonResponse(rpcError(null, RPC.invalidRequest, `DELETE needs the ${SESSION_HEADER} header`), 400);
       const ended = await deleteMcpSession(sql, {

@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { openMcpSessionStream } from "../../db/queries/mcp-sessions";
-import { authenticate } from "./auth-gate";
 import { type McpHandlerDeps, methodNotAllowed } from "./create-mcp-handler";
 import { jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
 import { requestVersion } from "./legacy/protocol-version";
 import { SESSION_HEADER, SESSION_IDLE_TTL_MS, sessionDigest, sessionNotFound, wellFormedSessionId } from "./legacy/session";
 import { acceptsEventStream } from "./legacy/sse";
 import { type LocalStreams, streamStandalone } from "./legacy/standalone-stream";
-import { hasScope } from "./scopes";
-import { MODERN_PROTOCOL_VERSIONS } from "./server-info";
+import { authenticateSessionRequest, statesModernVersion } from "./session-request-gate";
 
 /**
  * GET /api/mcp: a legacy session's standalone SSE stream (2025-11-25 basic/transports.mdx "Listening
@@ -31,29 +29,13 @@ export function createMcpStandaloneStreamHandler(
 ): (request: Request) => Promise<Response> {
   const local: LocalStreams = new Map();
   return async function standaloneStream(request: Request): Promise<Response> {
-    const version = request.headers.get("mcp-protocol-version");
-    if (version !== null && version.trim() >= (MODERN_PROTOCOL_VERSIONS[0] as string)) return methodNotAllowed();
+    if (statesModernVersion(request.headers)) return methodNotAllowed();
     const rawId = request.headers.get(SESSION_HEADER);
     if (rawId === null) return methodNotAllowed();
     const sql = deps.sql();
     try {
-      const gate = await authenticate(request, {
-        sql,
-        logger: deps.logger,
-        allowedOrigins: deps.allowedOrigins,
-        insecureLoopbackTenant: deps.insecureLoopbackTenant,
-        host: deps.host,
-        oauth: deps.oauth,
-      });
+      const gate = await authenticateSessionRequest(request, deps, sql);
       if (gate instanceof Response) return gate;
-      if (!hasScope(gate.principal, "mcp")) {
-        const metadata = deps.oauth ? `, resource_metadata="${deps.oauth.resourceMetadataUrl}"` : "";
-        return jsonResponse(
-          rpcError(null, RPC.invalidRequest, 'Insufficient scope: this request requires the "mcp" scope'),
-          403,
-          { "www-authenticate": `Bearer error="insufficient_scope", scope="mcp"${metadata}` },
-        );
-      }
       requestVersion(request.headers);
       if (!acceptsEventStream(request.headers)) {
         return jsonResponse(rpcError(null, RPC.invalidRequest, "GET needs Accept: text/event-stream"), 406);
