@@ -4,6 +4,7 @@ import { exchangeAuthorizationCode } from "./exchange-code";
 import { readForm } from "./read-body";
 import { refreshAccessToken } from "./refresh-grant";
 import { oauthError } from "./responses";
+import { recordTokenResponse } from "./token-metrics";
 
 /**
  * POST /api/oauth/token (OAuth 2.1 §3.2): form-encoded, public clients identified by client_id
@@ -13,8 +14,14 @@ export async function handleTokenRequest(sql: SqlHandle, config: OAuthConfig, re
   const parsed = await readForm(request);
   if (!parsed.ok) return oauthError("invalid_request", parsed.description, parsed.status);
   const grantType = parsed.form.get("grant_type");
-  if (grantType === "authorization_code") return exchangeAuthorizationCode(sql, config, parsed.form);
-  if (grantType === "refresh_token") return refreshAccessToken(sql, config, parsed.form);
+  const response = await answerTokenRequest(sql, config, grantType, parsed.form);
+  await recordTokenResponse(grantType, response);
+  return response;
+}
+
+async function answerTokenRequest(sql: SqlHandle, config: OAuthConfig, grantType: string | null, form: URLSearchParams) {
+  if (grantType === "authorization_code") return exchangeAuthorizationCode(sql, config, form);
+  if (grantType === "refresh_token") return refreshAccessToken(sql, config, form);
   if (!grantType) return oauthError("invalid_request", "grant_type is required");
   return oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeOperatorTenant } from "../../db/queries/operators";
 import { createTenant } from "../../db/queries/tenants";
 import { verifyAccessToken } from "../../lib/auth";
+import { webRegistry } from "../../lib/metrics";
 import { freshDatabase } from "../helpers/db";
 import {
   authorize,
@@ -293,5 +294,27 @@ describe("token endpoint request errors", () => {
       body: "grant_type=refresh_token&grant_type=authorization_code",
     });
     expect((await repeated.json()).error).toBe("invalid_request");
+  });
+});
+
+describe("token endpoint metrics", () => {
+  const count = async (labels: { grant_type: string; outcome: string }) => {
+    const metric = await webRegistry().getSingleMetric("runifold_oauth_token_requests_total")?.get();
+    const value = metric?.values.find((v) => v.labels.grant_type === labels.grant_type && v.labels.outcome === labels.outcome);
+    return value?.value ?? 0;
+  };
+
+  it("counts issued tokens and refusals by grant type and RFC 6749 error code", async () => {
+    const issuedBefore = await count({ grant_type: "authorization_code", outcome: "issued" });
+    const refusedBefore = await count({ grant_type: "authorization_code", outcome: "invalid_grant" });
+    const clientId = await newClient();
+    const { code, verifier } = await newCode(clientId);
+    expect((await exchange(clientId, code, verifier)).status).toBe(200);
+    expect((await exchange(clientId, code, verifier)).status).toBe(400); // reused code
+    expect(await count({ grant_type: "authorization_code", outcome: "issued" })).toBe(issuedBefore + 1);
+    expect(await count({ grant_type: "authorization_code", outcome: "invalid_grant" })).toBe(refusedBefore + 1);
+    const unsupportedBefore = await count({ grant_type: "other", outcome: "unsupported_grant_type" });
+    expect((await postForm(tokenUrl, { grant_type: "password", client_id: clientId })).status).toBe(400);
+    expect(await count({ grant_type: "other", outcome: "unsupported_grant_type" })).toBe(unsupportedBefore + 1);
   });
 });
