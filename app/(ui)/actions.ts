@@ -16,7 +16,13 @@ import {
 import { bulkTaskAction } from "@/lib/ui/actions/bulk-task-actions";
 import { revokeConnectionAction, revokeTenantConnectionAction } from "@/lib/ui/actions/connection-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
-import { disableRouteAction, saveRouteAction } from "@/lib/ui/actions/route-actions";
+import {
+  disableRouteAction,
+  previewScheduleAction,
+  saveRouteAction,
+  setRouteScheduleAction,
+  setRouteSchedulePausedAction,
+} from "@/lib/ui/actions/route-actions";
 import { answerInputAction, cancelTaskAction, rerunTaskAction } from "@/lib/ui/actions/task-actions";
 import {
   addMemberAction,
@@ -69,6 +75,10 @@ export const createKey = serverAction(createKeyAction);
 export const revokeKey = serverAction(revokeKeyAction, ["/tenants"]);
 export const saveRoute = serverAction(saveRouteAction, ["/routes"]);
 export const disableRoute = serverAction(disableRouteAction, ["/routes"]);
+export const setRouteSchedule = serverAction(setRouteScheduleAction, ["/routes"]);
+export const setRouteSchedulePaused = serverAction(setRouteSchedulePausedAction, ["/routes"]);
+// Saves nothing: validates a cron expression as it is typed and returns its next fire times.
+export const previewSchedule = serverAction(previewScheduleAction);
 export const cancelTask = serverAction(cancelTaskAction);
 // Not revalidated: the task page navigates to the new task; the list refreshes itself.
 export const rerunTask = serverAction(rerunTaskAction);

@@ -26,10 +26,18 @@ export type RouteRow = {
   schedule_timezone: string | null;
   schedule_catch_up: "skip" | "one";
   schedule_input: Record<string, unknown> | null;
+  schedule_paused: boolean;
 };
 
 /** A route revision's schedule (null: none). */
-export type RouteSchedule = { cron: string; timezone: string; catchUp: "skip" | "one"; input: Record<string, unknown> };
+export type RouteSchedule = {
+  cron: string;
+  timezone: string;
+  catchUp: "skip" | "one";
+  input: Record<string, unknown>;
+  /** Paused: kept, shown, fires nothing (absent: not paused). */
+  paused?: boolean;
+};
 
 export function scheduleOf(route: RouteRow): RouteSchedule | null {
   if (!route.schedule_cron) return null;
@@ -38,12 +46,13 @@ export function scheduleOf(route: RouteRow): RouteSchedule | null {
     timezone: route.schedule_timezone ?? "UTC",
     catchUp: route.schedule_catch_up,
     input: route.schedule_input ?? {},
+    paused: route.schedule_paused,
   };
 }
 
 const COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
   definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at,
-  schedule_cron, schedule_timezone, schedule_catch_up, schedule_input`;
+  schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused`;
 
 export type NewRouteRevision = {
   tenantId: string;
@@ -70,9 +79,9 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
   const rows = await sql.unsafe<RouteRow[]>(
     `INSERT INTO routes (tenant_id, tool_name, revision, workflow_name, workflow_version, title, description,
                          input_schema, task_support, max_ttl_ms, sync_deadline_ms, disabled_at, definition_revision, preflight,
-                         schedule_cron, schedule_timezone, schedule_catch_up, schedule_input)
+                         schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused)
      SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END,
-            $12, $13::text::jsonb, $14, $15, $16, $17::text::jsonb
+            $12, $13::text::jsonb, $14, $15, $16, $17::text::jsonb, $18
      FROM routes WHERE tenant_id = $1 AND tool_name = $2
      RETURNING ${COLUMNS}`,
     [
@@ -93,6 +102,7 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
       route.schedule?.timezone ?? null,
       route.schedule?.catchUp ?? "skip",
       route.schedule ? jsonParam(route.schedule.input) : null,
+      route.schedule?.paused ?? false,
     ],
   );
   return rows[0] as RouteRow;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /**
@@ -41,6 +41,8 @@ export const routes = pgTable(
     scheduleTimezone: text("schedule_timezone"),
     scheduleCatchUp: text("schedule_catch_up").notNull().default("skip"),
     scheduleInput: jsonb("schedule_input"),
+    /** A paused schedule keeps its cron but fires nothing; its cursor still moves, so resuming never fires the pause's backlog. */
+    schedulePaused: boolean("schedule_paused").notNull().default(false),
     /** A disabled revision ends the tool; `routes add` later starts a new revision. */
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),

@@ -76,6 +76,8 @@ export const runs = pgTable(
       .where(sql`status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')`),
     // serves: the workers' deadline sweep (live runs past their own timeout)
     index("runs_deadline_idx").on(t.deadlineAt).where(sql`deadline_at IS NOT NULL AND finished_at IS NULL`),
+    // serves: the task list's input filter (`expense_id = E-1` compiles to `input @> $json`, lib/tasks/queries/input-filter-sql.ts)
+    index("runs_input_path_idx").using("gin", t.input.op("jsonb_path_ops")),
   ],
 );
 

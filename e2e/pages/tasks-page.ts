@@ -27,6 +27,16 @@ export class TasksPage {
     await dialog.getByRole("button", { name: `${action} ${count} task${count === 1 ? "" : "s"}` }).click();
   }
 
+  /** The input filter box (`amount > 100`); the list follows the URL as it is typed. */
+  get inputFilter() {
+    return this.page.getByLabel("Input matches");
+  }
+
+  /** The line under the input filter: its help, or the parser's error. */
+  get inputFilterHelp() {
+    return this.page.locator("#input-filter-help");
+  }
+
   /** One line of the bulk action's per-task results. */
   result(taskId: string) {
     return this.page.getByRole("region", { name: "Bulk action results" }).locator(`li[data-result-task="${taskId}"]`);

@@ -69,6 +69,36 @@ export async function setRouteSchedule(ctx: AdminContext, input: z.input<typeof 
   return route;
 }
 
+export const ZSetRouteSchedulePaused = z.object({ tenantId: idRule, toolName: toolNameRule, paused: z.boolean() });
+
+/**
+ * Pauses or resumes a tool's schedule: a new revision with the same cron and `paused` flipped. A
+ * paused schedule fires nothing, and resuming does not fire what the pause skipped (lib/schedules).
+ */
+export async function setRouteSchedulePaused(
+  ctx: AdminContext,
+  input: z.input<typeof ZSetRouteSchedulePaused>,
+): Promise<RouteRow> {
+  const params = parseInput(ZSetRouteSchedulePaused, input);
+  const tenant = await findTenantById(ctx.sql, params.tenantId);
+  if (!tenant) throw new AppError("not_found");
+  const current = await findLatestRoute(ctx.sql, tenant.id, params.toolName);
+  if (!current) throw new AppError("not_found", `No tool "${params.toolName}" for tenant ${tenant.slug}`);
+  const schedule = scheduleOf(current);
+  if (!schedule)
+    throw new AppError("bad_request", `Tool "${params.toolName}" has no schedule to ${params.paused ? "pause" : "resume"}.`);
+  const route = await conflictOnDuplicate(
+    () => appendRevisedCopy(ctx.sql, current, { schedule: { ...schedule, paused: params.paused } }),
+    "Someone else revised this tool at the same moment; try again.",
+  );
+  await audit(ctx, params.paused ? "route.schedule.pause" : "route.schedule.resume", {
+    tenantId: tenant.id,
+    tool: route.tool_name,
+    revision: route.revision,
+  });
+  return route;
+}
+
 /** What the route page and `routes schedule --preview` show: the schedule and its next fire times. */
 export function describeSchedule(route: RouteRow, count = 5, from = new Date()): (RouteSchedule & { next: string[] }) | null {
   const schedule = scheduleOf(route);

@@ -121,7 +121,10 @@ export async function saveRoute(deps: RouteDeps, input: z.input<typeof ZSaveRout
   // A revision keeps the tool's schedule; its input must still fit the new revision's schema.
   const previous = await findLatestRoute(deps.sql, tenant.id, params.toolName);
   const carried = previous ? scheduleOf(previous) : null;
-  const schedule = carried ? checkSchedule({ tool_name: params.toolName, input_schema: inputSchema }, carried) : null;
+  // ... and its pause: revising a route must not resume a paused schedule.
+  const schedule = carried
+    ? { ...checkSchedule({ tool_name: params.toolName, input_schema: inputSchema }, carried), paused: carried.paused }
+    : null;
   const route = await conflictOnDuplicate(
     () =>
       insertRouteRevision(deps.sql, {

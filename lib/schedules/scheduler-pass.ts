@@ -22,6 +22,7 @@ type ScheduledRoute = {
   schedule_timezone: string | null;
   schedule_catch_up: string;
   schedule_input: Record<string, unknown> | null;
+  schedule_paused: boolean;
   last_fire_at: Date | null;
   db_now: Date;
 };
@@ -74,6 +75,9 @@ async function fireRoute(tx: SqlHandle, route: ScheduledRoute, graceMs: number) 
     ? dueFireTime(schedule, new Date(route.last_fire_at), now, graceMs)
     : { fire: undefined, cursor: now };
   if (!due) return undefined;
+  // Paused: the cursor still moves (below), so a resume goes on from its own time and never fires the
+  // fire times of the pause, whatever the catch-up policy.
+  if (route.schedule_paused) due.fire = undefined;
   let firing: { tool: string; fireAt: string; runId: string } | undefined;
   if (due.fire) {
     const checked = validateArguments(route.tool_name, route.input_schema, route.schedule_input ?? {});
@@ -103,7 +107,7 @@ async function scheduledRoutes(tx: SqlHandle, now?: Date): Promise<ScheduledRout
   return tx.unsafe<ScheduledRoute[]>(
     `SELECT latest.*, c.last_fire_at, coalesce($1::timestamptz, now()) AS db_now FROM (
        SELECT DISTINCT ON (tenant_id, tool_name) id, tenant_id, tool_name, workflow_name, workflow_version, input_schema,
-              schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, disabled_at
+              schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused, disabled_at
        FROM routes ORDER BY tenant_id, tool_name, revision DESC
      ) latest
      LEFT JOIN schedule_cursors c ON c.tenant_id = latest.tenant_id AND c.tool_name = latest.tool_name

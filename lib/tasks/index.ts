@@ -1,6 +1,8 @@
 export { createTaskFromRoute } from "./create-task";
 export type { Diagnosis } from "./diagnose-task";
 export { diagnoseTask } from "./diagnose-task";
+export type { FilterClause, ParsedFilter } from "./input-filter";
+export { parseInputFilter } from "./input-filter";
 export type { TaskListPosition } from "./queries/key-task-list";
 export { listKeyTasks } from "./queries/key-task-list";
 export type { MetricsSnapshot } from "./queries/metrics-snapshot";

@@ -6,6 +6,7 @@ import { useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { dangerButtonClass, Empty, secondaryButtonClass, Time } from "../_components/ui";
 import { disableRoute } from "../actions";
+import { ScheduleEditor } from "./schedule-editor";
 
 export function RouteList({ routes }: { routes: RouteItem[] }) {
   const router = useRouter();
@@ -51,25 +52,14 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
                 </span>
               )}
             </div>
-            {route.schedule && (
-              <p className="mt-1 text-xs text-slate-600" data-schedule={route.schedule.cron}>
-                Scheduled <span className="font-mono">{route.schedule.cron}</span> ({route.schedule.timezone}, catch-up{" "}
-                {route.schedule.catchUp}); next:{" "}
-                {route.schedule.next.length === 0
-                  ? "—"
-                  : route.schedule.next.map((at) => (
-                      <span key={at} className="mr-2">
-                        <Time iso={at} />
-                      </span>
-                    ))}
-              </p>
-            )}
+            {route.schedule && <ScheduleSummary schedule={route.schedule} />}
             {(route.title || route.description) && (
               <p className="mt-1 text-sm text-slate-600">
                 {route.title && <strong className="font-medium">{route.title}. </strong>}
                 {route.description}
               </p>
             )}
+            <ScheduleEditor route={route} />
             <div className="mt-2 flex flex-wrap items-start justify-between gap-2">
               <details className="min-w-0 flex-1 text-sm">
                 <summary className="cursor-pointer text-indigo-700">Input schema</summary>
@@ -106,6 +96,28 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
           </li>
         ))}
       </ul>
+    </div>
+  );
+}
+
+/** The saved schedule and its next 5 fire times (shown paused too: they are what resuming fires). */
+function ScheduleSummary({ schedule }: { schedule: NonNullable<RouteItem["schedule"]> }) {
+  return (
+    <div className="mt-1 text-xs text-slate-600" data-schedule={schedule.cron} data-paused={schedule.paused}>
+      Scheduled <span className="font-mono">{schedule.cron}</span> ({schedule.timezone}, catch-up {schedule.catchUp})
+      {schedule.paused && <span className="ml-2 rounded-full bg-amber-50 px-2 py-0.5 text-amber-800">paused</span>}; next{" "}
+      {schedule.paused ? "(when resumed)" : ""}:
+      {schedule.next.length === 0 ? (
+        " —"
+      ) : (
+        <ol aria-label="Next fire times" className="inline">
+          {schedule.next.map((at) => (
+            <li key={at} className="ml-2 inline">
+              <Time iso={at} />
+            </li>
+          ))}
+        </ol>
+      )}
     </div>
   );
 }

@@ -12,10 +12,13 @@ export function TaskFilters({
   options,
   values,
   onChange,
+  inputError,
 }: {
   options: FilterOptions;
   values: URLSearchParams;
   onChange: (key: string, value: string) => void;
+  /** Why the server refused the input filter, shown under its box. */
+  inputError?: string;
 }) {
   const value = (key: string) => values.get(key) ?? "";
   return (
@@ -80,6 +83,35 @@ export function TaskFilters({
             placeholder="e.g. 3f2a9c"
             value={value("q")}
             onChange={(e) => onChange("q", e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </label>
+        <label className={`${FIELDS} col-span-2 xl:col-span-4`}>
+          Input matches
+          <input
+            type="search"
+            className={`${inputClass} font-mono`}
+            placeholder="e.g. amount > 100 and expense_id = E-1"
+            value={value("input")}
+            onChange={(e) => onChange("input", e.target.value)}
+            aria-invalid={inputError ? true : undefined}
+            aria-describedby="input-filter-help"
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <span id="input-filter-help" className={inputError ? "text-red-700" : "font-normal text-slate-500"}>
+            {inputError ?? "field = value, != > >= < <=, joined with and; dots for nested fields"}
+          </span>
+        </label>
+        <label className={`${FIELDS} col-span-2`}>
+          Answered by
+          <input
+            type="search"
+            className={inputClass}
+            placeholder="operator email or operator:<id>"
+            value={value("answered")}
+            onChange={(e) => onChange("answered", e.target.value)}
             autoComplete="off"
             spellCheck={false}
           />

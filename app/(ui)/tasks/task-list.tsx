@@ -73,7 +73,7 @@ export function TaskList({ options }: { options: FilterOptions }) {
 
   return (
     <div>
-      <TaskFilters options={options} values={search} onChange={onFilter} />
+      <TaskFilters options={options} values={search} onChange={onFilter} inputError={data?.inputFilterError} />
       <p className="mb-2 text-xs text-slate-500" aria-live="polite">
         {error ? <span className="text-red-700">Could not refresh: {error.message}</span> : null}
         {!error && dataUpdatedAt ? `Live · refreshes every ${REFRESH_MS / 1000} s${isFetching ? " · updating…" : ""}` : null}

@@ -1,5 +1,7 @@
 import type { RunStatus, WaitDetail } from "@runifold/sdk";
 import type { SqlHandle } from "../../../db/client";
+import type { FilterClause } from "../input-filter";
+import { answeredByCondition, inputFilterConditions } from "./input-filter-sql";
 import { HANDLE_EXPIRED_SQL } from "./task-columns";
 import { ONLINE_WORKERS_JSON } from "./workers";
 
@@ -13,6 +15,10 @@ export type TaskListFilters = {
   createdTo?: Date;
   /** Inclusive UUID range for a task-ID prefix search (see idPrefixRange). */
   idRange?: [string, string];
+  /** Conditions over the run's JSON input (parseInputFilter), all of which must hold. */
+  input?: FilterClause[];
+  /** Who answered one of its inputs: an actor label or an operator's email. */
+  answeredBy?: string;
   after?: { createdAt: string; id: string };
   limit: number;
 };
@@ -62,6 +68,9 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
   if (filters.createdFrom) where.push(`r.created_at >= ${p(filters.createdFrom)}`);
   if (filters.createdTo) where.push(`r.created_at < ${p(filters.createdTo)}`);
   if (filters.idRange) where.push(`r.id BETWEEN ${p(filters.idRange[0])}::uuid AND ${p(filters.idRange[1])}::uuid`);
+  if (filters.input?.length) where.push(...inputFilterConditions(filters.input, p));
+  if (filters.answeredBy) where.push(answeredByCondition(filters.answeredBy, p));
+  // The filters only narrow the rows; the keyset below still walks (created_at, id), so pages stay exact.
   if (filters.after)
     where.push(`(r.created_at, r.id) < (${p(filters.after.createdAt)}::timestamptz, ${p(filters.after.id)}::uuid)`);
   return sql.unsafe<TaskListRow[]>(

@@ -22,7 +22,16 @@ export type RouteItem = {
   servedBy: number;
   inputSchema: Record<string, unknown>;
   /** The cron schedule this revision carries and its next fire times (null: none). */
-  schedule: { cron: string; timezone: string; catchUp: "skip" | "one"; next: string[] } | null;
+  schedule: {
+    cron: string;
+    timezone: string;
+    catchUp: "skip" | "one";
+    paused: boolean;
+    /** The tool arguments each scheduled run starts with (kept when the cron is changed on the page). */
+    input: Record<string, unknown>;
+    /** The next 5 fire times (croner), whether paused or not: what resuming would fire. */
+    next: string[];
+  } | null;
   /** The published definition revision bound (null: bound unpublished). */
   definitionRevision: number | null;
   createdAt: string;
@@ -83,8 +92,15 @@ export async function presentRoutes(sql: SqlHandle, operator: Operator): Promise
 }
 
 function scheduleView(row: RouteRow): RouteItem["schedule"] {
-  const described = describeSchedule(row, 3);
+  const described = describeSchedule(row, 5);
   return described
-    ? { cron: described.cron, timezone: described.timezone, catchUp: described.catchUp, next: described.next }
+    ? {
+        cron: described.cron,
+        timezone: described.timezone,
+        catchUp: described.catchUp,
+        paused: described.paused ?? false,
+        input: described.input,
+        next: described.next,
+      }
     : null;
 }

@@ -3,7 +3,7 @@ import "server-only";
 import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
 import { AppError } from "../../errors";
-import { idPrefixRange, listTaskPage, type TaskListRow } from "../../tasks";
+import { idPrefixRange, listTaskPage, parseInputFilter, type TaskListRow } from "../../tasks";
 import { isStatusFilter, STATUS_FILTERS } from "./status-labels";
 
 export const TASK_PAGE_SIZE = 25;
@@ -32,6 +32,8 @@ export type TaskListPage = {
   next: string | null;
   workers: { id: string; workflows: string[] }[];
   serverNow: string;
+  /** Why the input filter was refused (shown under its box); the list is then empty. */
+  inputFilterError?: string;
 };
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
@@ -56,13 +58,17 @@ function parseDate(value: string | null): Date | undefined {
 
 /**
  * One page of tasks for the URL's filters: tenant (id), tool, status (a STATUS_FILTERS key),
- * from/to (created time), q (task-ID prefix), cursor. One query, whatever the page holds.
+ * from/to (created time), q (task-ID prefix), input (an input filter, lib/tasks/input-filter.ts),
+ * answered (who answered an input), cursor. One query, whatever the page holds.
  */
 export async function presentTaskPage(sql: SqlHandle, operator: Operator, search: URLSearchParams): Promise<TaskListPage> {
   const status = search.get("status") ?? "";
   const q = search.get("q")?.trim() ?? "";
   const idRange = q ? idPrefixRange(q) : undefined;
   if (q && !idRange) return { items: [], next: null, workers: [], serverNow: new Date().toISOString() };
+  const inputFilter = parseInputFilter(search.get("input") ?? "");
+  if (!inputFilter.ok)
+    return { items: [], next: null, workers: [], serverNow: new Date().toISOString(), inputFilterError: inputFilter.error };
   const tenantId = search.get("tenant") || undefined;
   if (tenantId && !isUuid(tenantId)) throw new AppError("bad_request", "Bad tenant.");
   const cursor = search.get("cursor");
@@ -74,6 +80,8 @@ export async function presentTaskPage(sql: SqlHandle, operator: Operator, search
     createdFrom: parseDate(search.get("from")),
     createdTo: parseDate(search.get("to")),
     idRange,
+    input: inputFilter.clauses,
+    answeredBy: search.get("answered")?.trim() || undefined,
     after: cursor ? decodeCursor(cursor) : undefined,
     limit: TASK_PAGE_SIZE + 1,
   });
