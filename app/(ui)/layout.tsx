@@ -18,8 +18,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             Runifold
           </Link>
           <NavLinks isAdmin={operator.role === "admin"} />
-          <div className="ml-auto flex items-center gap-2 text-sm text-slate-600">
-            <Link href="/account/password" className="truncate hover:underline" title={operator.email}>
+          {/* min-w-0: on a phone a long email truncates instead of widening the page past the screen. */}
+          <div className="ml-auto flex min-w-0 max-w-full items-center gap-2 text-sm text-slate-600">
+            <Link href="/account/password" className="min-w-0 truncate hover:underline" title={operator.email}>
               {operator.email} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{operator.role}</span>
             </Link>
             <SignOutButton />

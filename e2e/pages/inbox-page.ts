@@ -7,6 +7,11 @@ export class InboxPage {
     await this.page.goto("/inbox");
   }
 
+  /** The inbox form of one task (`/inbox/<id>`, the link a webhook carries). */
+  async gotoTask(taskId: string) {
+    await this.page.goto(`/inbox/${taskId}`);
+  }
+
   item(taskId: string) {
     return this.page.locator(`li[data-task-id="${taskId}"]`);
   }

@@ -34,6 +34,11 @@ export class TaskDetailPage {
     return this.page.getByTestId("rerun-as");
   }
 
+  /** The stored failure cause of a failed run (code, step, attempt, message). */
+  get failureCause() {
+    return this.page.locator('dl[aria-label="Failure cause"]');
+  }
+
   /** A step (or timer, signal delivery) in the Steps panel, by its stored key. */
   step(key: string) {
     return this.page.locator(`li[data-step-key="${key}"]`);

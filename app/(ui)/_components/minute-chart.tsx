@@ -34,11 +34,12 @@ export function MinuteChart({
         {title} <span className="font-normal text-slate-500">({sum} in the last hour)</span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}: ${sum} in the last hour`} className="h-auto w-full">
-        <line x1={PAD.left} x2={W} y1={H - PAD.bottom} y2={H - PAD.bottom} stroke="#cbd5e1" />
-        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize="10" fill="#64748b">
+        {/* Axis and labels take palette classes (not hex) so they follow dark mode (app/globals.css). */}
+        <line x1={PAD.left} x2={W} y1={H - PAD.bottom} y2={H - PAD.bottom} className="stroke-slate-300" />
+        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize="10" className="fill-slate-500">
           {max}
         </text>
-        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize="10" fill="#64748b">
+        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize="10" className="fill-slate-500">
           0
         </text>
         {minutes.map((minute, i) => {
@@ -72,7 +73,7 @@ export function MinuteChart({
             y={H - 4}
             textAnchor={i === 59 ? "end" : "middle"}
             fontSize="10"
-            fill="#64748b"
+            className="fill-slate-500"
             suppressHydrationWarning
           >
             {label(minutes[i])}

@@ -17,8 +17,10 @@ export function PageHeader({ title, description, actions }: { title: string; des
 }
 
 export function Card({ title, children, className = "" }: { title?: string; children: ReactNode; className?: string }) {
+  // min-w-0: a card in a grid or flex row may shrink below its content (a wide <pre>, a table), which
+  // then scrolls inside the card; without it one JSON line widens the whole page on a phone.
   return (
-    <section className={`rounded-lg border border-slate-200 bg-white p-4 shadow-sm ${className}`}>
+    <section className={`min-w-0 rounded-lg border border-slate-200 bg-white p-4 shadow-sm ${className}`}>
       {title && <h2 className="mb-3 text-sm font-semibold uppercase tracking-wide text-slate-500">{title}</h2>}
       {children}
     </section>

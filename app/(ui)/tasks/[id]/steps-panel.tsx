@@ -35,7 +35,7 @@ function StepOutput({ taskId, step }: { taskId: string; step: TaskStepItem }) {
     <div className="mt-2">
       <pre
         data-testid="step-output"
-        className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100"
+        className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100 dark:bg-slate-50 dark:text-slate-800"
       >
         {full ?? step.output.preview}
         {!full && step.output.truncated ? "\n…" : ""}

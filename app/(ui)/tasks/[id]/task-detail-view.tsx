@@ -19,8 +19,12 @@ import { StepsPanel } from "./steps-panel";
 import { TaskHeading } from "./task-heading";
 
 function Json({ value, label }: { value: unknown; label: string }) {
+  // In dark the palette is mirrored (app/globals.css), so `dark:bg-slate-50` keeps the code block dark.
   return (
-    <pre title={label} className="max-h-80 overflow-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">
+    <pre
+      title={label}
+      className="max-h-80 overflow-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100 dark:bg-slate-50 dark:text-slate-800"
+    >
       {JSON.stringify(value, null, 2)}
     </pre>
   );
@@ -145,7 +149,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
           <Card title="Waiting for input" className="lg:col-span-2">
             <p className="text-sm text-slate-700">
               {Object.keys(task.pendingInputs).length} request(s) outstanding.{" "}
-              <Link href="/inbox" className="text-indigo-700 hover:underline">
+              <Link href="/inbox" className="text-indigo-700 underline">
                 Answer in the inbox →
               </Link>
             </p>
