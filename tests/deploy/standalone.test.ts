@@ -200,7 +200,11 @@ describe("production start-up from the assembled directories", () => {
   it("a worker from the packed SDK serves the demo; the bundled CLI binds a route and a key; an MCP task completes with an answer", async () => {
     const workerProcess = startProcess("worker", hostArgv(worker, workerDir), {
       cwd: workerDir,
-      env: envFor(worker, "worker", { DATABASE_URL: db.url }),
+      env: envFor(worker, "worker", {
+        DATABASE_URL: db.url,
+        NEXTAUTH_SECRET: "standalone-test-secret-0123456789",
+        RUNIFOLD_PUBLIC_URL: origin,
+      }),
     });
     await waitFor(
       async () => {

@@ -64,7 +64,19 @@ export function composeEnvironment(service: string): Record<string, string> {
   };
   const environment = compose.services[service]?.environment;
   if (!environment) throw new Error(`compose.yaml has no environment for service ${service}`);
-  return Object.fromEntries(Object.entries(environment).map(([name, value]) => [name, String(value)]));
+  return Object.fromEntries(Object.entries(environment).map(([name, value]) => [name, interpolate(String(value))]));
+}
+
+/**
+ * Compose's variable interpolation as `docker compose` applies it with nothing set in the shell:
+ * `${NAME:-default}` is the default, `${NAME:?message}` and `${NAME}` are empty (a test that needs
+ * them passes its own value, as an operator's shell would).
+ */
+function interpolate(value: string): string {
+  return value.replace(
+    /\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*)|:?\?[^}]*)?\}/g,
+    (_match, fallback: string | undefined) => fallback ?? "",
+  );
 }
 
 export type Started = ChildProcess & { output: () => string; label: string };
