@@ -18,6 +18,12 @@ const ZEnv = z
     /** A crashed worker's runs become claimable again this long after its last sign of life. */
     RUNIFOLD_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
     RUNIFOLD_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
+    /**
+     * Live (non-terminal) tasks one API key or OAuth grant may have at once; past it tools/call is
+     * refused with a tool error until some finish (security review M4: one credential must not be
+     * able to queue without bound).
+     */
+    RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
     /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     /**

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /**
@@ -86,3 +86,47 @@ export const mcpInputDeliveries = pgTable(
     index("mcp_input_deliveries_session_idx").on(t.sessionIdSha256),
   ],
 );
+
+/**
+ * Which run an ordinary (non-task) legacy tools/call created, by the JSON-RPC request ID the client
+ * gave it, so a `notifications/cancelled {requestId}` POSTed to any instance finds the run
+ * (2025-11-25 basic/utilities/cancellation.mdx: the receiver SHOULD stop processing). Request IDs
+ * are unique only within a session, so the session (when the call named one) and the credential
+ * are part of the match (lib/mcp/legacy/ordinary-cancel.ts). Rows outlive the call by a bounded
+ * time (`expires_at`) and are purged on insert. No foreign key to runs (see mcp_session_tasks).
+ */
+export const mcpOrdinaryCalls = pgTable(
+  "mcp_ordinary_calls",
+  {
+    runId: uuid("run_id").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    keyId: text("key_id").notNull(),
+    /** Null for a call made without Mcp-Session-Id (matched by credential only when unambiguous). */
+    sessionIdSha256: text("session_id_sha256").references(() => mcpSessions.idSha256, { onDelete: "cascade" }),
+    /** The tools/call's JSON-RPC id as JSON text, so `1` and `"1"` stay different IDs. */
+    requestId: text("request_id").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    // serves: the lookup of a notifications/cancelled (credential + request id, then session)
+    index("mcp_ordinary_calls_request_idx").on(t.tenantId, t.keyId, t.requestId),
+    // serves: the purge of expired rows run with every insert
+    index("mcp_ordinary_calls_expires_idx").on(t.expiresAt),
+  ],
+);
+
+/**
+ * The highest `notifications/progress` value sent for a task's progressToken on any legacy stream
+ * (2025-11-25 basic/utilities/progress.mdx: "The progress value MUST increase with each
+ * notification"; tasks.mdx: the token stays valid for the task's lifetime, so every tasks/result
+ * stream of the task continues one sequence). A stream sends a value only after raising this mark,
+ * so a re-opened stream never repeats or lowers it. Deleted when a stream sees the task terminal.
+ */
+export const mcpProgressMarks = pgTable("mcp_progress_marks", {
+  runId: uuid("run_id").primaryKey(),
+  progress: doublePrecision("progress").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+});

@@ -57,6 +57,12 @@ export const runs = pgTable(
   (t) => [
     // serves: claimRuns (WHERE workflow_key = ANY($served) AND claimable_at <= now() ORDER BY claimable_at)
     index("runs_claim_idx").on(t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
+    // serves: claimRuns' per-tenant pick (WHERE tenant_id = $t AND claimable_at <= now() ORDER BY
+    // claimable_at LIMIT n, filtered by workflow_key), one probe per enabled tenant (fair claiming, M4)
+    index("runs_tenant_claim_idx").on(t.tenantId, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
+    // serves: claimRuns' count of each tenant's running runs (WHERE tenant_id = $t AND status = 'leased'
+    // AND lease_expires_at > now()); partial, so it holds only leased runs (bounded by worker concurrency)
+    index("runs_tenant_leased_idx").on(t.tenantId, t.leaseExpiresAt).where(sql`status = 'leased'`),
     // serves: legacy tasks/list and the UI task list (tenant, newest first, keyset on (created_at, id))
     index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     // serves: the admin's all-tenants task list and multi-tenant operator lists (newest first, keyset)
@@ -74,6 +80,13 @@ export const runs = pgTable(
     index("runs_live_status_idx")
       .on(t.status, t.workflowKey)
       .where(sql`status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')`),
+    // serves: the per-credential cap on live tasks (lib/tasks/active-task-cap.ts: count of a key's live
+    // runs, WHERE created_by_key_id = $key AND status IN (live) LIMIT cap); partial, only live runs
+    index("runs_key_live_idx")
+      .on(t.createdByKeyId)
+      .where(
+        sql`created_by_key_id IS NOT NULL AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')`,
+      ),
     // serves: the workers' deadline sweep (live runs past their own timeout)
     index("runs_deadline_idx").on(t.deadlineAt).where(sql`deadline_at IS NOT NULL AND finished_at IS NULL`),
     // serves: the task list's input filter (`expense_id = E-1` compiles to `input @> $json`, lib/tasks/queries/input-filter-sql.ts)

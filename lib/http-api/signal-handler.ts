@@ -42,6 +42,7 @@ export function createSignalHandler(deps: HttpApiDeps): (request: Request, param
         taskId: params.id,
         name: params.name,
         payload: payload.value,
+        lookup: { method: "POST /api/v1/tasks/{id}/signals/{name}", actor: principal.actor },
       });
       if (result.outcome === "sent") {
         deps.logger.debug("signal sent", { tenantId: principal.tenantId, taskId: params.id, signal: params.name });

@@ -17,6 +17,8 @@ export type McpHandlerDeps = {
   host: string;
   /** OAuth on: access tokens for this resource are accepted and challenges name its metadata (lib/mcp/auth-gate.ts). */
   oauth?: GateOAuth;
+  /** Live tasks one credential may have at once (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY). */
+  maxActiveTasksPerKey?: number;
 };
 
 /**
@@ -41,7 +43,13 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
     });
     if (gate instanceof Response) return gate;
     return handleMcpPost(
-      { sql, logger: deps.logger, reauthorize: gate.reauthorize, resourceMetadataUrl: deps.oauth?.resourceMetadataUrl },
+      {
+        sql,
+        logger: deps.logger,
+        reauthorize: gate.reauthorize,
+        resourceMetadataUrl: deps.oauth?.resourceMetadataUrl,
+        maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
+      },
       { principal: gate.principal, request, signal: request.signal },
     );
   };

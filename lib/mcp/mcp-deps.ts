@@ -11,6 +11,8 @@ export type McpDeps = {
   reauthorize: () => Promise<Principal | undefined>;
   /** OAuth on: named in insufficient_scope challenges too (MCP 2025-11-25 "Runtime Insufficient Scope Errors"). */
   resourceMetadataUrl?: string;
+  /** Live tasks one credential may have at once (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY); default DEFAULT_MAX_ACTIVE_TASKS_PER_KEY. */
+  maxActiveTasksPerKey?: number;
 };
 
 export type McpCall = {

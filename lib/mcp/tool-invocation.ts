@@ -3,7 +3,7 @@ import { InvalidWorkflowInput } from "@runifold/sdk";
 import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
 import type { Principal } from "../auth";
 import type { TaskRecord } from "../tasks";
-import { createTaskFromRoute, waitForTask } from "../tasks";
+import { atActiveTaskCap, createTaskFromRoute, DEFAULT_MAX_ACTIVE_TASKS_PER_KEY, waitForTask } from "../tasks";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 
@@ -39,6 +39,26 @@ export function invalidArgumentsResult(error: InvalidWorkflowInput): WorkflowRes
   return { content: [{ type: "text", text: error.message }], isError: true };
 }
 
+/**
+ * What a tools/call answers when the credential is at its cap of live tasks, in both eras. A tool
+ * execution error (CallToolResult with isError), not a JSON-RPC error: the request itself is valid
+ * (-32600/-32602 would say it is malformed, -32603 that the server broke), the refusal is a
+ * condition of this call the caller can act on (wait, cancel tasks), and MCP reports those in the
+ * result so the model sees them ("Tool Execution Errors": rate limits among them). It is also how
+ * both eras already answer arguments that fail the schema, so clients handle one shape.
+ */
+export function activeTaskCapResult(cap: number): WorkflowResult & { isError: true } {
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Too many active tasks: this credential already has ${cap} tasks that have not finished. Wait for some to finish (or cancel them), then call again.`,
+      },
+    ],
+    isError: true,
+  };
+}
+
 export type StartedTask = { kind: "task"; task: TaskRecord } | { kind: "invalid"; result: WorkflowResult };
 
 export async function startTask(
@@ -54,6 +74,8 @@ export async function startTask(
     idempotencyKey?: string;
   },
 ): Promise<StartedTask> {
+  const cap = deps.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY;
+  if (await atActiveTaskCap(deps.sql, call.principal.keyId, cap)) return { kind: "invalid", result: activeTaskCapResult(cap) };
   try {
     const task = await createTaskFromRoute(deps.sql, {
       principal: call.principal,
@@ -87,14 +109,24 @@ export async function runToCompletion(
 ): Promise<WorkflowResult> {
   const started = await startTask(deps, call, route, args, { origin: "ordinary", answeredInputs, idempotencyKey });
   if (started.kind === "invalid") return started.result;
+  return awaitOrdinaryAnswer(deps, call, route, started.task.id);
+}
+
+/** The wait of runToCompletion for a run already started (the legacy leg records the call's ID first). */
+export async function awaitOrdinaryAnswer(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  taskId: string,
+): Promise<WorkflowResult> {
   const record = await waitForTask(deps.sql, {
     tenantId: call.principal.tenantId,
-    taskId: started.task.id,
+    taskId,
     done: (r) => r.terminal !== undefined,
     deadline: Date.now() + route.sync_deadline_ms,
     signal: call.signal,
   });
-  return ordinaryAnswer(record, started.task.id, `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`);
+  return ordinaryAnswer(record, taskId, `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`);
 }
 
 /**

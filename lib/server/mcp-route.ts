@@ -41,6 +41,7 @@ function webMcpDeps(): McpHandlerDeps {
     insecureLoopbackTenant: env.RUNIFOLD_INSECURE_LOOPBACK_TENANT,
     host: env.HOST,
     oauth: webOAuthConfig(),
+    maxActiveTasksPerKey: env.RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY,
   };
 }
 

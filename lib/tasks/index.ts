@@ -1,4 +1,7 @@
+export { atActiveTaskCap, DEFAULT_MAX_ACTIVE_TASKS_PER_KEY } from "./active-task-cap";
 export { createTaskFromRoute } from "./create-task";
+export type { LookupContext } from "./denied-lookup-audit";
+export { settleRefusedLookups } from "./denied-lookup-audit";
 export type { Diagnosis } from "./diagnose-task";
 export { diagnoseTask } from "./diagnose-task";
 export type { FilterClause, ParsedFilter } from "./input-filter";

@@ -1,5 +1,6 @@
 import { isTerminal, type RunStatus, sendSignal } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
+import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskHandle } from "./queries/task-record";
 import { isSignalName, SIGNAL_PAYLOAD_MAX_BYTES, unstorablePayloadReason } from "./signal-rules";
 
@@ -21,7 +22,7 @@ export type SignalTaskResult =
  */
 export async function signalTaskByHandle(
   sql: SqlHandle,
-  params: { tenantId: string; taskId: string; name: string; payload: unknown },
+  params: { tenantId: string; taskId: string; name: string; payload: unknown; lookup?: LookupContext },
 ): Promise<SignalTaskResult> {
   if (!isSignalName(params.name)) return { outcome: "invalid_name" };
   const reason = unstorablePayloadReason(params.payload);
@@ -30,7 +31,11 @@ export async function signalTaskByHandle(
   if (Buffer.byteLength(JSON.stringify(params.payload ?? null)) > SIGNAL_PAYLOAD_MAX_BYTES)
     return { outcome: "payload_too_large" };
   const handle = await readTaskHandle(sql, params);
-  if (!handle) return { outcome: "not_found" };
+  if (!handle) {
+    // Signals bind to the tenant only (task-binding.ts), so only another tenant's task is foreign here.
+    if (params.lookup) noteRefusedLookup(sql, { tenantId: params.tenantId, taskId: params.taskId, lookup: params.lookup });
+    return { outcome: "not_found" };
+  }
   if (isTerminal(handle.status)) return { outcome: "terminal", status: handle.status };
   const sent = await sendSignal(sql, {
     runId: params.taskId,

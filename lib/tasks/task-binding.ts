@@ -1,4 +1,5 @@
 import type { SqlHandle } from "../../db/client";
+import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskHandle, type TaskRecord } from "./queries/task-record";
 
 /**
@@ -10,7 +11,15 @@ import { readTaskHandle, type TaskRecord } from "./queries/task-record";
  * so key B of a tenant cannot reach key A's task through the other era (docs/mcp-legacy.md
  * "Task binding"). Operators (the console) and the signal API are outside MCP and scope by tenant.
  */
-export type TaskBinding = { tenantId: string; keyId: string };
+export type TaskBinding = {
+  tenantId: string;
+  keyId: string;
+  /**
+   * The caller's method and actor, from a request's first lookup: a refusal of another tenant's or
+   * credential's task is then audited (denied-lookup-audit.ts). Left out by re-reads (refreshes).
+   */
+  lookup?: LookupContext;
+};
 
 /** The task if it is reachable through this credential's handle; undefined answers like an unknown ID. */
 export async function readBoundTaskHandle(
@@ -18,5 +27,9 @@ export async function readBoundTaskHandle(
   params: TaskBinding & { taskId: string },
 ): Promise<TaskRecord | undefined> {
   const record = await readTaskHandle(sql, params);
-  return record && record.createdByKeyId === params.keyId ? record : undefined;
+  if (record && record.createdByKeyId === params.keyId) return record;
+  // The one place both eras refuse a handle: noted here, off the answer's path (not awaited).
+  if (params.lookup)
+    noteRefusedLookup(sql, { tenantId: params.tenantId, keyId: params.keyId, taskId: params.taskId, lookup: params.lookup });
+  return undefined;
 }

@@ -29,6 +29,8 @@ export async function startMcpTestServer(
     workerLogger?: Logger;
     /** A shorter life for standalone GET streams (default 10 minutes, lib/mcp/legacy/standalone-stream.ts). */
     standaloneMaxLifetimeMs?: number;
+    /** The per-credential cap on live tasks (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY; default the handler's). */
+    maxActiveTasksPerKey?: number;
   } = {},
 ): Promise<{ url: string; worker?: Worker; close(): Promise<void> }> {
   const cors = options.cors;
@@ -39,6 +41,7 @@ export async function startMcpTestServer(
     insecureLoopbackTenant: options.insecureLoopbackTenant,
     host: "127.0.0.1",
     oauth: options.oauth,
+    maxActiveTasksPerKey: options.maxActiveTasksPerKey,
   };
   const bare = (options.wrap ?? ((handler) => handler))(createMcpHandler(deps));
   const deleteSession = cors ? withCors(createMcpSessionDeleteHandler(deps), cors) : createMcpSessionDeleteHandler(deps);

@@ -19,13 +19,27 @@ export function taskIdOf(params: Record<string, unknown>): string {
   return params.taskId;
 }
 
-/** The caller's task, or undefined for anything the caller must not see. */
-export async function readBoundTask(sql: SqlHandle, principal: Principal, taskId: string): Promise<TaskRecord | undefined> {
-  return readBoundTaskHandle(sql, { tenantId: principal.tenantId, keyId: principal.keyId, taskId });
+/**
+ * The caller's task, or undefined for anything the caller must not see. `method`, on a request's
+ * first lookup, has a refusal of another tenant's or key's task audited (lib/tasks/denied-lookup-audit.ts).
+ */
+export async function readBoundTask(
+  sql: SqlHandle,
+  principal: Principal,
+  taskId: string,
+  method?: string,
+): Promise<TaskRecord | undefined> {
+  const lookup = method ? { method, actor: principal.actor } : undefined;
+  return readBoundTaskHandle(sql, { tenantId: principal.tenantId, keyId: principal.keyId, taskId, lookup });
 }
 
-export async function requireBoundTask(sql: SqlHandle, principal: Principal, taskId: string): Promise<TaskRecord> {
-  const record = await readBoundTask(sql, principal, taskId);
+export async function requireBoundTask(
+  sql: SqlHandle,
+  principal: Principal,
+  taskId: string,
+  method?: string,
+): Promise<TaskRecord> {
+  const record = await readBoundTask(sql, principal, taskId, method);
   if (!record) throw taskNotFound();
   return record;
 }

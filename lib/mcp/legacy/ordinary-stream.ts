@@ -4,15 +4,20 @@ import { type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "../json-rpc"
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { ordinaryAnswer } from "../tool-invocation";
 import { isTerminalRecord } from "./bound-task";
+import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { inlineClock } from "./inline-clock";
+import { cancelledByClient, forgetAnsweredCall } from "./ordinary-cancel";
 import { sessionCanAsk } from "./session";
 import { openSse, type SseStream } from "./sse";
+import { withdrawQuestions } from "./withdrawal";
 
 /** Long waits re-check the credential now and then, so a revoked key stops receiving questions. */
 const REAUTHORIZE_MS = 30_000;
 /** After a store error, the next read is tried this much later (a round is skipped, nothing invented). */
 const RETRY_AFTER_ERROR_MS = 1_000;
+/** A question claimed by another stream is tried again this often. */
+const CLAIM_RETRY_MS = 2_000;
 
 /**
  * An ordinary (non-task) tools/call answered as an SSE stream, for a client whose session declared
@@ -20,15 +25,18 @@ const RETRY_AFTER_ERROR_MS = 1_000;
  * "the server MAY send JSON-RPC requests … These messages SHOULD relate to the originating client
  * request"). The run is durable as always; this stream follows it and:
  *  - sends each of its input requests the session can answer (mode included, sessionCanAsk) as an
- *    `elicitation/create` request, once, with the ID `rf-input:<run>:<key>` — unique on this stream
+ *    `elicitation/create` request, once, after claiming it (deliveries.ts), with the ID `rf-input:<run>:<key>` — unique on this stream
  *    and naming the run, so the client's answer, POSTed as a JSON-RPC response to ANY instance, is
  *    routed by client-responses.ts through the one provideInput path (validated, actor = the
  *    answering credential's);
  *  - sends `notifications/progress` with the call's progressToken, only rising values;
  *  - ends with the tools/call response: the result, the run's JSON-RPC error, or past the clock
  *    (inline-clock.ts) the "still running" tool error naming the task.
- * Whoever answers first wins (an operator in the console, tasks/update): the stream just sees the run
- * move on. A client that disconnects does not cancel the run (2025-11-25 transports: "Disconnection
+ * Whoever answers first wins (an operator in the console, tasks/update, the CLI): the stream sees the
+ * run move on and withdraws the question it sent with `notifications/cancelled` (withdrawal.ts), as
+ * it does for questions left open when the run ends (cancelled). A client that cancels the call with
+ * `notifications/cancelled` (ordinary-cancel.ts) cancels the run, and this stream then ends without
+ * a response (cancellation.mdx: the receiver SHOULD not send one). A client that disconnects does not cancel the run (2025-11-25 transports: "Disconnection
  * SHOULD NOT be interpreted as the client cancelling its request"); the question stays answerable.
  */
 export function streamOrdinaryCall(
@@ -58,12 +66,23 @@ async function follow(
   sse: SseStream,
 ): Promise<void> {
   const taskId = started.id;
+  const session = call.session;
+  if (!session) return sse.close();
   const asked = new Set<string>();
   const clock = inlineClock(route.sync_deadline_ms);
+  // Questions go out only once claimed for this stream (deliveries.ts): a tasks/result naming this
+  // run could see them too, and only one stream may carry each ("Multiple Connections").
+  const ledger = deliveryLedger(deps.sql, {
+    sessionIdSha256: session.idSha256,
+    standalone: false,
+    onError: (error) => deps.logger.warn("inline tools/call: delivery claims not released", { taskId, error: error.message }),
+  });
+  sse.onClose(() => void ledger.release());
   let lastProgress = Number.NEGATIVE_INFINITY;
   let authorizedAt = Date.now();
   let record: TaskRecord | undefined = started;
-  const finish = (message: unknown) => {
+  const finish = async (message: unknown) => {
+    await forgetAnsweredCall(deps, taskId);
     sse.send(message);
     sse.close();
   };
@@ -74,21 +93,36 @@ async function follow(
       authorizedAt = Date.now();
     }
     if (!record) return finish(rpcError(id, RPC.internalError, "The run is no longer available"));
-    if (isTerminalRecord(record)) return finish(answer(id, record, taskId, ""));
+    const pending = record.pendingInputs ?? {};
+    const gone = [...asked].filter((key) => !(key in pending));
+    for (const key of gone) asked.delete(key);
+    await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone });
+    if (isTerminalRecord(record)) {
+      // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
+      if (cancelledByClient(record)) return sse.close();
+      return finish(answer(id, record, taskId, ""));
+    }
 
     if (progressToken !== undefined && record.progress && record.progress.progress > lastProgress) {
       lastProgress = record.progress.progress;
       sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...record.progress } });
     }
-    const pending = record.pendingInputs ?? {};
-    for (const [key, request] of Object.entries(pending)) {
-      if (asked.has(key) || !sessionCanAsk(call.session, request)) continue;
+    const candidates = Object.entries(pending)
+      .filter(([key, request]) => !asked.has(key) && sessionCanAsk(session, request))
+      .map(([key]) => key);
+    const won = candidates.length > 0 ? await ledger.claim(taskId, candidates) : [];
+    for (const key of won) {
+      const request = pending[key];
+      if (sse.closed || !request || asked.has(key)) continue;
       asked.add(key);
       sse.send({ jsonrpc: "2.0", id: elicitationRequestId(taskId, key), method: request.method, params: request.params });
     }
+    await ledger.renewIfDue();
     const outstanding = Object.keys(pending).some((key) => asked.has(key));
     const deadline = clock.deadline(outstanding, Date.now());
     if (Date.now() >= deadline) return finish(answer(id, record, taskId, clock.describe(outstanding)));
+    // A question another stream holds is tried again soon (that stream may end), not only on a change.
+    const wakeAt = won.length < candidates.length ? Math.min(deadline, Date.now() + CLAIM_RETRY_MS) : deadline;
 
     const seen = fingerprint(record);
     try {
@@ -96,7 +130,7 @@ async function follow(
         tenantId: call.principal.tenantId,
         taskId,
         done: (next) => fingerprint(next) !== seen,
-        deadline,
+        deadline: wakeAt,
         signal: call.signal,
       });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { dropProgressMark, raiseProgressMark } from "../../../db/queries/mcp-ordinary-calls";
 import type { TaskRecord } from "../../tasks";
 import { getTaskFeed } from "../../tasks";
 import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
@@ -9,6 +10,7 @@ import { elicitationRequestId } from "./elicitation-ids";
 import { sessionCanAsk } from "./session";
 import { openSse } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
+import { withdrawQuestions } from "./withdrawal";
 
 /** Fallback re-read when a change notification is missed (LISTEN reconnects, lost NOTIFY). */
 const POLL_MS = 2_000;
@@ -27,10 +29,13 @@ const REAUTHORIZE_MS = 30_000;
  *    sessionCanAsk; 2025-11-25 client/elicitation.mdx: MUST NOT send undeclared modes) — without a
  *    session the stream carries status and the result only, and the question waits for tasks/update
  *    or an operator;
+ *  - `notifications/cancelled` withdrawing a question it sent that is no longer open (answered
+ *    elsewhere, the task ended), unless this credential answered it (withdrawal.ts);
  *  - `notifications/tasks/status` with the full Task on each status change (optional; without
  *    related-task `_meta`, which it SHOULD NOT carry);
  *  - `notifications/progress` with the caller's original progressToken, which stays valid until the
- *    task is terminal (L20) — only rising values, never after the terminal state;
+ *    task is terminal (L20) — only values above any sent for the task before, on this or an earlier
+ *    stream (mcp_progress_marks), never after the terminal state;
  * and finally the terminal answer, which ends the stream. A store error skips a round (it never
  * invents a transition); the next notification or poll tries again.
  */
@@ -55,13 +60,20 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
     if (isTerminalRecord(record)) {
       sse.send(terminalAnswer(id, record));
       sse.close();
-      return;
+      // Nothing more is sent for the token: its mark has served (best effort, a leftover row is inert).
+      if (progressToken !== undefined) void dropProgressMark(deps.sql, taskId).catch(() => {});
     }
+  };
+
+  // One sequence per token across all of the task's streams (progress.mdx: "MUST increase with each
+  // notification"): a value goes out only once it raised the task's stored mark, so a re-opened
+  // stream neither repeats the last value sent nor sends a lower one (a workflow may report less).
+  const sendProgress = async (record: TaskRecord) => {
     const progress = record.progress;
-    if (progressToken !== undefined && progress && progress.progress > lastProgress) {
-      lastProgress = progress.progress;
-      sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...progress, _meta: relatedTask } });
-    }
+    if (progressToken === undefined || !progress || progress.progress <= lastProgress) return;
+    lastProgress = progress.progress;
+    if (!(await raiseProgressMark(deps.sql, { runId: taskId, progress: progress.progress })) || sse.closed) return;
+    sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...progress, _meta: relatedTask } });
   };
 
   // Questions go out only once claimed for this stream (deliveries.ts): the session's standalone GET
@@ -111,8 +123,15 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
       sse.send(rpcError(id, error.code, error.message));
       return sse.close();
     }
+    // A question sent here and no longer open (answered elsewhere, or the task ended) is withdrawn
+    // before anything else of this round goes out (withdrawal.ts).
+    const gone = [...askedKeys].filter((key) => !(key in (record.pendingInputs ?? {})));
+    for (const key of gone) askedKeys.delete(key);
+    if (ledger && gone.length > 0)
+      await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, meta: relatedTask });
     publish(record);
     if (sse.closed) return;
+    await sendProgress(record);
     await ledger?.renewIfDue();
     await ask(record);
   };

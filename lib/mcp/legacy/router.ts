@@ -3,6 +3,7 @@ import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireMethodScopes } from "../scopes";
 import { acceptClientResponse } from "./client-responses";
 import { initializeResponse } from "./initialize";
+import { acceptCancelledNotification } from "./ordinary-cancel";
 import { requestVersion } from "./protocol-version";
 import { tasksCancel } from "./tasks-cancel";
 import { tasksGet } from "./tasks-get";
@@ -21,7 +22,8 @@ import { toolsList } from "./tools-list";
  *
  * One POST body is one JSON-RPC message, or for 2025-03-26 a batch of them (batch.ts):
  *  - a request → its response (JSON, or SSE for a blocking tasks/result);
- *  - a notification → 202, nothing to do (we keep no per-client state they could update);
+ *  - a notification → 202; `notifications/cancelled` of an ordinary tools/call first cancels its
+ *    run (ordinary-cancel.ts), every other one has nothing to update;
  *  - a response → the answer to an elicitation/create we sent → provideInput, 202.
  * Malformed envelopes are 400; every other error travels in-band with HTTP 200.
  */
@@ -37,7 +39,10 @@ export async function handleLegacyMessage(deps: McpDeps, call: McpCall, message:
   if (message.params !== undefined && !isRecord(message.params)) {
     return jsonResponse(rpcError(id, RPC.invalidRequest, "params must be an object"), 400);
   }
-  if (message.id === undefined) return new Response(null, { status: 202 });
+  if (message.id === undefined) {
+    if (message.method === "notifications/cancelled") await acceptCancelledNotification(deps, call, message.params);
+    return new Response(null, { status: 202 });
+  }
   if (id === null) return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid JSON-RPC id"), 400);
 
   requireMethodScopes(call.principal, message.method);

@@ -9,6 +9,7 @@ import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { type LegacySession, sessionCanAsk, sessionMayElicit } from "./session";
 import { openSse } from "./sse";
+import { withdrawQuestions } from "./withdrawal";
 
 /** Fallback re-read (new tasks of the session are found this way; known ones also wake on NOTIFY). */
 const POLL_MS = 2_000;
@@ -104,17 +105,8 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
   };
 
   const relatedTask = (taskId: string) => ({ [META.relatedTask]: { taskId } });
-  const withdraw = async (taskId: string, keys: string[]) => {
-    for (const { key, answeredBy } of await ledger.settle(taskId, keys)) {
-      if (answeredBy === call.principal.actor) continue;
-      const reason = answeredBy ? "The question was answered elsewhere" : "The question is no longer open";
-      sse.send({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: elicitationRequestId(taskId, key), reason, _meta: relatedTask(taskId) },
-      });
-    }
-  };
+  const withdraw = (taskId: string, keys: string[]) =>
+    withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys, meta: relatedTask(taskId) });
 
   const deliver = async (taskId: string, record: TaskRecord | undefined, { sent, seen }: Watched) => {
     const pending = record?.pendingInputs ?? {};

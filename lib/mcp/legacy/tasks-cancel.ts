@@ -11,7 +11,7 @@ import { isTerminalRecord, legacyTask, requireBoundTask, taskIdOf, taskNotFound 
  */
 export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
   const taskId = taskIdOf(params);
-  const record = await requireBoundTask(deps.sql, call.principal, taskId);
+  const record = await requireBoundTask(deps.sql, call.principal, taskId, "tasks/cancel");
   if (isTerminalRecord(record)) throw alreadyTerminal(taskStatus(record, "legacy"));
   const outcome = await cancelTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,

@@ -8,5 +8,5 @@ import { legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
  * Task-Related Messages").
  */
 export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
-  return legacyTask(await requireBoundTask(deps.sql, call.principal, taskIdOf(params)));
+  return legacyTask(await requireBoundTask(deps.sql, call.principal, taskIdOf(params), "tasks/get"));
 }

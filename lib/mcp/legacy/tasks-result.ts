@@ -29,7 +29,7 @@ export async function tasksResult(
   params: Record<string, unknown>,
 ): Promise<Response> {
   const taskId = taskIdOf(params);
-  const record = await requireBoundTask(deps.sql, call.principal, taskId);
+  const record = await requireBoundTask(deps.sql, call.principal, taskId, "tasks/result");
   if (isTerminalRecord(record)) return jsonResponse(terminalAnswer(id, record));
   if (acceptsEventStream(call.request.headers)) return streamTaskResult(deps, call, id, record);
 

@@ -2,8 +2,9 @@ import { linkMcpSessionTask } from "../../../db/queries/mcp-sessions";
 import { isRecord, type JsonRpcId, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
-import { readArguments, readIdempotencyKey, resolveTool, runToCompletion, startTask } from "../tool-invocation";
+import { awaitOrdinaryAnswer, readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
 import { legacyTask } from "./bound-task";
+import { forgetAnsweredCall, rememberOrdinaryCall } from "./ordinary-cancel";
 import { streamOrdinaryCall } from "./ordinary-stream";
 import { versionHasTasks } from "./protocol-version";
 import { sessionMayElicit } from "./session";
@@ -43,11 +44,18 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
   }
   const args = readArguments(params);
   if (!asTask) {
-    if (!asksInline(call)) return runToCompletion(deps, call, route, args, undefined, readIdempotencyKey(params));
-    const progressToken = readProgressToken(params);
     const started = await startTask(deps, call, route, args, { origin: "ordinary", idempotencyKey: readIdempotencyKey(params) });
     if (started.kind === "invalid") return started.result;
-    return streamOrdinaryCall(deps, call, id, route, started.task, progressToken);
+    // Before waiting: a notifications/cancelled for this id, to any instance, finds the run (ordinary-cancel.ts).
+    await rememberOrdinaryCall(deps, call, id, started.task.id, route.sync_deadline_ms);
+    if (!asksInline(call)) {
+      try {
+        return await awaitOrdinaryAnswer(deps, call, route, started.task.id);
+      } finally {
+        if (!call.signal.aborted) await forgetAnsweredCall(deps, started.task.id);
+      }
+    }
+    return streamOrdinaryCall(deps, call, id, route, started.task, readProgressToken(params));
   }
 
   requireScope(call.principal, TASK_CREATION_SCOPE);

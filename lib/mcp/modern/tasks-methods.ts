@@ -22,6 +22,7 @@ export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<stri
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,
     taskId: taskIdOf(params),
+    lookup: { method: "tasks/get", actor: call.principal.actor },
   });
   if (!record) throw taskNotFound();
   return { resultType: "complete", ...detailedTask(record, envelope) };
@@ -47,6 +48,7 @@ export async function tasksUpdate(deps: McpDeps, call: McpCall, params: Record<s
     taskId,
     responses,
     actor: call.principal.actor,
+    lookup: { method: "tasks/update", actor: call.principal.actor },
   });
   if (!outcome.found) throw taskNotFound();
   if (outcome.invalid) throw new McpError(RPC.invalidParams, outcome.invalid.message, { key: outcome.invalid.key });
@@ -61,6 +63,7 @@ export async function tasksCancel(deps: McpDeps, call: McpCall, params: Record<s
     keyId: call.principal.keyId,
     taskId: taskIdOf(params),
     actor: call.principal.actor,
+    lookup: { method: "tasks/cancel", actor: call.principal.actor },
   });
   if (outcome === "not_found") throw taskNotFound();
   return { resultType: "complete" };

@@ -1,0 +1,3 @@
+CREATE INDEX "runs_tenant_claim_idx" ON "runs" USING btree ("tenant_id","claimable_at") WHERE claimable_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "runs_tenant_leased_idx" ON "runs" USING btree ("tenant_id","lease_expires_at") WHERE status = 'leased';--> statement-breakpoint
+CREATE INDEX "runs_key_live_idx" ON "runs" USING btree ("created_by_key_id") WHERE created_by_key_id IS NOT NULL AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input');

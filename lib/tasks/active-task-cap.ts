@@ -1,0 +1,26 @@
+import type { SqlHandle } from "../../db/client";
+import { PREPARED } from "../../db/sql";
+
+/** RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY's default: far above a real client's need, low enough to bound a runaway one. */
+export const DEFAULT_MAX_ACTIVE_TASKS_PER_KEY = 1_000;
+
+/**
+ * Whether a credential (an API key or an OAuth grant: Principal.keyId) already has `cap` live,
+ * non-terminal tasks (security review M4: without a cap one key could queue without bound and fill
+ * the workers). Counts at most `cap` rows of the partial runs_key_live_idx, so the check costs the
+ * same however large the backlog is. A soft cap: concurrent calls of one key may each pass the check
+ * and overshoot by their number, which bounds the load just as well without serialising creation.
+ */
+export async function atActiveTaskCap(sql: SqlHandle, keyId: string, cap: number): Promise<boolean> {
+  const rows = await sql.unsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM runs
+       WHERE created_by_key_id = $1
+         AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
+       LIMIT $2
+     ) live`,
+    [keyId, cap],
+    PREPARED,
+  );
+  return (rows[0]?.n ?? 0) >= cap;
+}
