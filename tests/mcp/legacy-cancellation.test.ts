@@ -1,16 +1,9 @@
-import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findActiveRoute, insertRouteRevision } from "../../db/queries/routes";
-import { findTenantBySlug } from "../../db/queries/tenants";
 import { answerPendingInput, cancelTaskInScope } from "../../lib/tasks";
-import { shippedWorkflows } from "../../workflows/demo";
-import { seedDemo } from "../../workflows/demo/seed";
-import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient, legacyRaw, legacySession } from "../helpers/legacy-client";
-import { startMcpTestServer } from "../helpers/mcp-server";
 import { waitForRunStatus } from "../helpers/runs";
 import { readSse } from "../helpers/sse";
+import { startTwoWebStack, type TwoWebStack } from "../helpers/two-web-stack";
 import { waitForValue } from "../helpers/wait-for";
 
 /**
@@ -20,49 +13,22 @@ import { waitForValue } from "../helpers/wait-for";
  * without a response. And withdrawal: a question the call's stream sent that became obsolete is
  * withdrawn there with `notifications/cancelled`. Two web instances and a worker, each with a pool.
  */
-let db: Awaited<ReturnType<typeof freshDatabase>>;
+let stack: TwoWebStack;
+let db: TwoWebStack["db"];
 let token: string;
 let tenantId: string;
-let worker: Worker;
-let a: Awaited<ReturnType<typeof startMcpTestServer>>;
-let b: Awaited<ReturnType<typeof startMcpTestServer>>;
-const pools: postgres.Sql[] = [];
-
-function pool(): postgres.Sql {
-  const sql = postgres(db.url, { max: 5, onnotice: () => {} });
-  pools.push(sql);
-  return sql;
-}
+let a: TwoWebStack["a"];
+let b: TwoWebStack["b"];
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  token = (await seedDemo(db.sql)).apiKey as string;
-  tenantId = (await findTenantBySlug(db.sql, "tenant-acme"))?.id as string;
-  // approve_expense behind a short deadline: calls that answer "still running" quickly.
-  const approve = await findActiveRoute(db.sql, tenantId, "approve_expense");
-  await insertRouteRevision(db.sql, {
-    tenantId,
-    toolName: "approve_fast",
-    workflowName: "approve-expense",
-    workflowVersion: 1,
-    inputSchema: approve?.input_schema as Record<string, unknown>,
-    taskSupport: "optional",
-    syncDeadlineMs: 300,
-  });
-  worker = createWorker({ sql: pool(), registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
-  await worker.start();
-  a = await startMcpTestServer(pool(), { worker: false });
-  b = await startMcpTestServer(pool(), { worker: false });
+  stack = await startTwoWebStack({ fastDeadlineMs: 300 });
+  ({ db, token, tenantId, a, b } = stack);
 });
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await worker?.stop(500);
-  for (const sql of pools) await sql.end({ timeout: 2 });
-  await db?.drop();
+  await stack?.close();
 });
 
-const actor = () => `key:${/^rf_([0-9a-f]{16})_/.exec(token)?.[1]}`;
+const actor = () => stack.actor;
 
 /** The run an ordinary call created for this expense, once it waits for its question. */
 function waitingRun(expenseId: string) {

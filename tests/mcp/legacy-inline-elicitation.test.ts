@@ -1,18 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findActiveRoute, insertRouteRevision } from "../../db/queries/routes";
-import { findTenantBySlug } from "../../db/queries/tenants";
 import { answerPendingInput } from "../../lib/tasks";
-import { shippedWorkflows } from "../../workflows/demo";
-import { seedDemo } from "../../workflows/demo/seed";
-import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient, legacyRaw, legacySession } from "../helpers/legacy-client";
-import { startMcpTestServer } from "../helpers/mcp-server";
 import { readSse } from "../helpers/sse";
+import { startTwoWebStack, type TwoWebStack } from "../helpers/two-web-stack";
 import { holdsFor } from "../helpers/wait-for";
 
 /**
@@ -22,50 +15,23 @@ import { holdsFor } from "../helpers/wait-for";
  * through provideInput and the final result follows on the same stream. Web servers and the worker
  * each have their own pool, as separate processes would.
  */
-let db: Awaited<ReturnType<typeof freshDatabase>>;
+const FAST_DEADLINE_MS = 500;
+let stack: TwoWebStack;
+let db: TwoWebStack["db"];
 let token: string;
 let tenantId: string;
-let worker: Worker;
-let a: Awaited<ReturnType<typeof startMcpTestServer>>;
-let b: Awaited<ReturnType<typeof startMcpTestServer>>;
-const pools: postgres.Sql[] = [];
-const FAST_DEADLINE_MS = 500;
-
-function pool(): postgres.Sql {
-  const sql = postgres(db.url, { max: 5, onnotice: () => {} });
-  pools.push(sql);
-  return sql;
-}
+let a: TwoWebStack["a"];
+let b: TwoWebStack["b"];
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  token = (await seedDemo(db.sql)).apiKey as string;
-  tenantId = (await findTenantBySlug(db.sql, "tenant-acme"))?.id as string;
-  // approve-expense@1 behind a route whose sync deadline is short, to see what the deadline does.
-  const approve = await findActiveRoute(db.sql, tenantId, "approve_expense");
-  await insertRouteRevision(db.sql, {
-    tenantId,
-    toolName: "approve_fast",
-    workflowName: "approve-expense",
-    workflowVersion: 1,
-    inputSchema: approve?.input_schema as Record<string, unknown>,
-    taskSupport: "optional",
-    syncDeadlineMs: FAST_DEADLINE_MS,
-  });
-  worker = createWorker({ sql: pool(), registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
-  await worker.start();
-  a = await startMcpTestServer(pool(), { worker: false });
-  b = await startMcpTestServer(pool(), { worker: false });
+  stack = await startTwoWebStack({ fastDeadlineMs: FAST_DEADLINE_MS });
+  ({ db, token, tenantId, a, b } = stack);
 });
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await worker?.stop(500);
-  for (const sql of pools) await sql.end({ timeout: 2 });
-  await db?.drop();
+  await stack?.close();
 });
 
-const actor = () => `key:${/^rf_([0-9a-f]{16})_/.exec(token)?.[1]}`;
+const actor = () => stack.actor;
 
 async function runOf(expenseId: string) {
   const rows = await db.sql<{ id: string; origin: string; status: string }[]>`
