@@ -5,6 +5,7 @@ import {
   type JsonRpcResponse,
   type RawClientDispatch,
   resultFromTaskOutcome,
+  type SerializedTaskReference,
   type TaskEnabledSession,
 } from "@modelcontextprotocol/ext-tasks/client";
 import type postgres from "postgres";
@@ -155,6 +156,46 @@ describe.each(["legacy", "modern"] as const)("@modelcontextprotocol/ext-tasks, %
     } finally {
       await session.close();
       await client.close();
+    }
+  });
+
+  it("hands a running task off and resumes it by reference from a new session, to its result", async () => {
+    const first = await sessionFor(era, []);
+    let reference: SerializedTaskReference | undefined;
+    try {
+      const execution = await first.session.callTool(
+        "durable_report",
+        { report_id: `resume-${era}`, settle_ms: 1_000 },
+        {
+          task: { preference: "require" },
+        },
+      );
+      if (execution.kind !== "task") throw new Error("expected a task");
+      await execution.handoff((ref) => {
+        reference = ref;
+      });
+    } finally {
+      // The first process goes away after persisting the reference: its connection closes, its
+      // session object is simply dropped. (ext-tasks 0.2.2's session.close() still cancels an
+      // execution it handed off in the 2026-07-28 generation: execution.close() sees it unsettled.)
+      await first.client.close();
+    }
+    expect(reference).toMatchObject({ taskId: expect.any(String) });
+    const second = await sessionFor(era, []);
+    try {
+      const snapshot = await second.session.task((reference as SerializedTaskReference).taskId).snapshot();
+      console.log(
+        "DBG",
+        JSON.stringify(await sql`SELECT type, payload FROM run_events WHERE run_id = ${String(reference?.taskId)} ORDER BY id`),
+      );
+      expect(["working", "completed"]).toContain(snapshot.status);
+      const resumed = await second.session.resumeTask(reference as SerializedTaskReference);
+      const { outcome } = await resumed.settle();
+      const result = resultFromTaskOutcome(outcome) as { content: { type: string; text: string }[] };
+      expect(JSON.stringify(result.content)).toContain(`Report resume-${era}`);
+    } finally {
+      await second.session.close();
+      await second.client.close();
     }
   });
 });
