@@ -36,13 +36,16 @@ const parallelWithSleep = defineWorkflow({
       ctx.step("slow", async ({ signal }) => {
         await logStep(ctx.runId, "slow");
         await new Promise<void>((resolve) => {
-          // The first execution ends only by the abort the park sends (no race with a loaded
-          // machine's scheduling); the resumed one finishes at once.
-          const timer = setTimeout(resolve, ctx.attempt === 1 ? 60_000 : 0);
-          signal.addEventListener("abort", () => {
+          const aborted = () => {
             clearTimeout(timer);
             void logStep(ctx.runId, "slow-aborted").then(() => resolve());
-          });
+          };
+          // The first execution ends only by the abort the park sends; the resumed one at once.
+          const timer = setTimeout(resolve, ctx.attempt === 1 ? 60_000 : 0);
+          // The park can abort the signal while the log write above is still in flight (a loaded
+          // machine): a listener added to an already-aborted signal never fires, so check first.
+          if (signal.aborted) aborted();
+          else signal.addEventListener("abort", aborted, { once: true });
         });
         return 1;
       }),
