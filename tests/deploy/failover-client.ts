@@ -5,6 +5,8 @@
  * key, so retrying one whose answer was lost never creates a second task.
  */
 const CAPABILITIES = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
+const ROUNDS = 8;
+const ROUND_PAUSE_MS = 350;
 
 export type Served = {
   origin: number;
@@ -53,19 +55,28 @@ export function failoverClient(origins: string[], token: string) {
     async request(method: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}): Promise<Served> {
       counts.requests += 1;
       let lastError: unknown;
-      for (let tries = 0; tries < origins.length * 3; tries++) {
-        const index = turn++ % origins.length;
-        try {
-          const answer = await once(origins[index] as string, method, params, meta);
-          if (answer.status >= 500) counts.serverErrors += 1;
-          served[index] = (served[index] ?? 0) + 1;
-          return { origin: index, ...answer };
-        } catch (error) {
-          lastError = error;
-          counts.failovers += 1;
+      // Rounds over every origin with a growing pause between them (about 10 s in all), as a load
+      // balancer's client retries: a live process on a loaded machine can miss a connection for a
+      // moment (its accept queue, a pause), which is not the failure under test.
+      for (let round = 0; round < ROUNDS; round++) {
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, round * ROUND_PAUSE_MS));
+        for (let tries = 0; tries < origins.length; tries++) {
+          const index = turn++ % origins.length;
+          try {
+            const answer = await once(origins[index] as string, method, params, meta);
+            if (answer.status >= 500) counts.serverErrors += 1;
+            served[index] = (served[index] ?? 0) + 1;
+            return { origin: index, ...answer };
+          } catch (error) {
+            lastError = error;
+            counts.failovers += 1;
+          }
         }
       }
-      throw new Error(`${method}: no web process answered (${(lastError as Error)?.message})`);
+      const cause = (lastError as { cause?: { code?: string; message?: string } })?.cause;
+      throw new Error(
+        `${method}: no web process answered (${(lastError as Error)?.message}${cause ? `: ${cause.code ?? cause.message}` : ""})`,
+      );
     },
   };
 }

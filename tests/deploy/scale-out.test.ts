@@ -118,6 +118,15 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
+/** A client error with what each web process was doing: whether it still runs, and its last output. */
+function failWithWebState(error: unknown): never {
+  const state = webs.map(
+    (web) =>
+      `${web.process.label}: exit=${web.process.exitCode} signal=${web.process.signalCode}\n${web.process.output().slice(-2_000)}`,
+  );
+  throw new Error(`${(error as Error).message}\n${state.join("\n")}`);
+}
+
 type Expected = { taskId: string; id: string; kind: "approve" | "report"; decision?: "approve" | "reject" };
 
 describe("two web processes and two workers on one Postgres", () => {
@@ -140,7 +149,8 @@ describe("two web processes and two workers on one Postgres", () => {
       tasks.push({ taskId, id, kind });
     };
     // biome-ignore lint/suspicious/noExplicitAny: a raw JSON-RPC result
-    const read = async (taskId: string): Promise<any> => (await client.request("tasks/get", { taskId })).body.result;
+    const read = async (taskId: string): Promise<any> =>
+      (await client.request("tasks/get", { taskId }).catch((error) => failWithWebState(error))).body.result;
     const answer = async (task: Expected, decision: "approve" | "reject") => {
       task.decision = decision;
       const ack = await client.request("tasks/update", {
