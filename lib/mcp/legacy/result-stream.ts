@@ -7,6 +7,7 @@ import { META } from "../server-info";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
+import { serialRounds } from "./serial-rounds";
 import { sessionCanAsk } from "./session";
 import { openSse } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
@@ -137,25 +138,12 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   };
 
   // Rounds never overlap, so messages go out in store order; a wake-up during a round runs one more.
-  let running = false;
-  let again = false;
-  const refresh = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        if (!sse.closed) await readRound();
-      } while (again);
-    } catch (error) {
-      deps.logger.warn("tasks/result round skipped: store unavailable", { taskId, error: (error as Error).message });
-    } finally {
-      running = false;
-    }
-  };
+  const refresh = serialRounds(
+    async () => {
+      if (!sse.closed) await readRound();
+    },
+    (error) => deps.logger.warn("tasks/result round skipped: store unavailable", { taskId, error: error.message }),
+  );
 
   sse.onClose(feed.subscribe(taskId, () => void refresh()));
   const poll = setInterval(() => void refresh(), POLL_MS);

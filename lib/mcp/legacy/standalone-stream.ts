@@ -7,6 +7,7 @@ import { META } from "../server-info";
 import { readBoundTask } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
+import { serialRounds } from "./serial-rounds";
 import { type LegacySession, sessionCanAsk, sessionMayElicit } from "./session";
 import { openSse } from "./sse";
 import { withdrawQuestions } from "./withdrawal";
@@ -178,25 +179,12 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
   };
 
   // Rounds never overlap, so messages go out in store order; a wake-up during a round runs one more.
-  let running = false;
-  let again = false;
-  const refresh = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        if (!sse.closed) await round();
-      } while (again);
-    } catch (error) {
-      deps.logger.warn("standalone stream round skipped: store unavailable", { error: (error as Error).message });
-    } finally {
-      running = false;
-    }
-  };
+  const refresh = serialRounds(
+    async () => {
+      if (!sse.closed) await round();
+    },
+    (error) => deps.logger.warn("standalone stream round skipped: store unavailable", { error: error.message }),
+  );
 
   const poll = setInterval(() => void refresh(), delivering ? POLL_MS : IDLE_CHECK_MS);
   sse.onClose(() => clearInterval(poll));
