@@ -1,4 +1,4 @@
-import { CHANNELS } from "@runifold/sdk";
+import { CHANNELS, taskIdsOf } from "@runifold/sdk";
 import type postgres from "postgres";
 
 type Listener = () => void;
@@ -30,8 +30,8 @@ async function createTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
   };
   await sql.listen(
     CHANNELS.task,
-    (taskId) => {
-      for (const listener of listeners.get(taskId) ?? []) listener();
+    (payload) => {
+      for (const taskId of taskIdsOf(payload)) for (const listener of listeners.get(taskId) ?? []) listener();
     },
     pokeAll,
   );

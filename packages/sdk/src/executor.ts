@@ -17,10 +17,11 @@ import { causeOf, type FailureCause, publicCause } from "./failure-cause";
 import { encodeJson } from "./json-value";
 import { runInAttemptScope } from "./last-resort";
 import { keepLease } from "./lease-keeper";
+import type { LeasedWrites } from "./leased-writes";
 import type { Limits } from "./limits";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
-import { finishRun, type PublicError, type RunOutcome } from "./ops/finish-run";
+import type { PublicError, RunOutcome } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
 import { releaseRun } from "./ops/release-run";
 import { setRunDeadline } from "./ops/set-run-deadline";
@@ -32,6 +33,10 @@ import type { AnyWorkflow, WorkflowResult } from "./workflow";
 
 export type ExecuteDeps = {
   sql: SqlHandle;
+  /** Claims' and renewals' pool: its commits need not wait for the disk (worker.ts, `leaseSql`). */
+  leaseSql: SqlHandle;
+  /** The worker's coalesced checkpoint and terminal writes (leased-writes.ts). */
+  writes: LeasedWrites;
   logger: Logger;
   workerId: string;
   leaseMs: number;
@@ -62,7 +67,7 @@ export async function executeRun(
   const lease: Lease = { runId: run.id, workerId: deps.workerId, attempt: run.attempt, leaseMs: deps.leaseMs };
   const clock = dbClockFrom(run.db_now);
   const fail = (error: PublicError, cause: FailureCause) => finish(deps, lease, { status: "failed", error, cause });
-  const keeper = keepLease({ sql: deps.sql, lease, logger: deps.logger, onLost: (reason) => abort.abort(reason) });
+  const keeper = keepLease({ sql: deps.leaseSql, lease, logger: deps.logger, onLost: (reason) => abort.abort(reason) });
   let deadlineTimer: NodeJS.Timeout | undefined;
   let attempt: Attempt | undefined;
 
@@ -97,6 +102,7 @@ export async function executeRun(
     }
     const created = createReplayContext({
       sql: deps.sql,
+      writes: deps.writes,
       lease,
       tenantId: run.tenant_id,
       workflowKey: run.workflow_key,
@@ -198,7 +204,7 @@ function safeData(data: unknown): unknown {
 
 async function finish(deps: ExecuteDeps, lease: Lease, outcome: RunOutcome): Promise<ExecutionEnd> {
   try {
-    const done = await finishRun(deps.sql, lease, outcome);
+    const done = await deps.writes.finish(lease, outcome);
     if (!done) deps.logger.info("terminal write refused: run no longer leased by this worker", { runId: lease.runId });
     return done ? outcome.status : "abandoned";
   } catch (error) {

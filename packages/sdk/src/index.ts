@@ -1,4 +1,4 @@
-export { CHANNELS } from "./channels";
+export { CHANNELS, taskIdsOf } from "./channels";
 export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
 export type { PublishOutcome } from "./definitions/publish";

@@ -1,11 +1,13 @@
 /**
  * `@runifold/sdk/testing`: test a team's workflows against a real store — `createTestEnvironment`
  * (a fresh migrated database, a real worker, input answers, signals, timers advanced on demand,
- * results and history) — plus the two worker-internal operations integration tests use to drive runs
+ * results and history) — plus the worker-internal operations integration tests use to drive runs
  * without a worker. Production code never imports this door (lint keeps it to tests/ and bench/).
  */
+
+export { checkpointSteps } from "./ops/checkpoint-step";
 export { claimRuns } from "./ops/claim-runs";
-export { finishRun } from "./ops/finish-run";
+export { finishRun, finishRuns } from "./ops/finish-run";
 export type {
   HistoryEvent,
   RunOutcome,

@@ -5,6 +5,7 @@ import { CHANNELS } from "./channels";
 import { coerceError } from "./errors";
 import { executeRun } from "./executor";
 import { installLastResortHandlers } from "./last-resort";
+import { coalescedWrites } from "./leased-writes";
 import { type Limits, resolveLimits } from "./limits";
 import type { Logger } from "./logger";
 import { type ClaimedRun, claimRuns, msUntilNextClaimable } from "./ops/claim-runs";
@@ -17,6 +18,14 @@ import type { WorkflowRegistry } from "./workflow";
 
 export type WorkerOptions = {
   sql: postgres.Sql;
+  /**
+   * Where claims and lease renewals go; default `sql`. runifold-worker passes a small pool with
+   * `synchronous_commit = off`: a claim or renewal lost in a Postgres crash only makes the run
+   * claimable again, which at-least-once steps already allow, and the next synchronous commit
+   * (a checkpoint, a result) flushes the WAL before it anyway (docs/architecture.md, "Commit
+   * durability per statement"). Every other write stays synchronous.
+   */
+  leaseSql?: postgres.Sql;
   registry: WorkflowRegistry;
   logger: Logger;
   workerId?: string;
@@ -63,6 +72,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollMs = options.pollMs ?? 1_000;
   const limits = resolveLimits(options.limits);
   const keys = registry.keys();
+  const leaseSql = options.leaseSql ?? sql;
+  const writes = coalescedWrites(sql);
   const active = new Map<string, ActiveRun>();
   const timers: NodeJS.Timeout[] = [];
   const stoppers: (() => Promise<void> | void)[] = [];
@@ -88,7 +99,13 @@ export function createWorker(options: WorkerOptions): Worker {
         refill = false;
         while (!stopping && active.size < concurrency) {
           const limit = concurrency - active.size;
-          const claimed = await claimRuns(sql, { workerId: id, workflowKeys: keys, limit, leaseMs, exclude: [...active.keys()] });
+          const claimed = await claimRuns(leaseSql, {
+            workerId: id,
+            workflowKeys: keys,
+            limit,
+            leaseMs,
+            exclude: [...active.keys()],
+          });
           for (const run of claimed) launch(run);
           if (claimed.length < limit || claimed.length === 0) break;
         }
@@ -110,7 +127,12 @@ export function createWorker(options: WorkerOptions): Worker {
     const entry: ActiveRun = { attempt: run.attempt, abort, done: Promise.resolve() };
     const observed = { run, logger, observer: options.observer, signal: abort.signal };
     entry.done = observeAttempt(observed, (runLogger) =>
-      executeRun({ sql, logger: runLogger, workerId: id, leaseMs, limits, observer: options.observer }, run, definition, abort),
+      executeRun(
+        { sql, leaseSql, writes, logger: runLogger, workerId: id, leaseMs, limits, observer: options.observer },
+        run,
+        definition,
+        abort,
+      ),
     )
       .catch((error) => logger.error("executor crashed", { runId: run.id, error: coerceError(error).message }))
       .finally(() => {

@@ -1,6 +1,7 @@
 import type { SqlHandle } from "../../../../db/client";
 import type { DbClock } from "../db-clock";
 import { AttemptEnded, coerceError, LeaseLost, StoreUnavailable, WorkflowMisuse } from "../errors";
+import type { LeasedWrites } from "../leased-writes";
 import type { Limits } from "../limits";
 import type { Logger } from "../logger";
 import type { RunState } from "../ops/load-run-state";
@@ -15,6 +16,8 @@ export type StepFailure = { error: unknown; step: string; stepAttempt: number };
 
 export type AttemptDeps = {
   sql: SqlHandle;
+  /** Checkpoints go through the worker's shared, coalesced writes (leased-writes.ts). */
+  writes: LeasedWrites;
   lease: Lease;
   tenantId: string;
   /** `name@version`: the metrics label of this attempt's steps. */

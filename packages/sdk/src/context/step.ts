@@ -1,6 +1,5 @@
 import { LeaseLost, RunSuspended, StepTimeout, WorkflowMisuse } from "../errors";
 import { encodeJson } from "../json-value";
-import { checkpointStep } from "../ops/checkpoint-step";
 import { recordStepFailure, type StepRetryState } from "../ops/record-step-failure";
 import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
 import { observeStep } from "../telemetry/attempt-telemetry";
@@ -62,9 +61,7 @@ export async function runStep<T>(
         attempt.lastStepFailure = { error, step: key, stepAttempt: execution };
         throw error;
       }
-      const held = await attempt.store(() =>
-        checkpointStep(deps.sql, deps.lease, { key, outputJson: encoded.text, seq: op.seq }),
-      );
+      const held = await attempt.store(() => deps.writes.checkpoint(deps.lease, { key, outputJson: encoded.text, seq: op.seq }));
       if (!held) throw new LeaseLost("lease lost");
       deps.state.steps.set(key, { value: encoded.value, seq: op.seq });
       return encoded.value as T;

@@ -3,7 +3,7 @@ import { jsonParam, PREPARED } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { FailureCause } from "../failure-cause";
 import type { WorkflowResult } from "../workflow";
-import { LEASE_GUARD, type Lease } from "./types";
+import type { Lease } from "./types";
 
 export type PublicError = { code: number; message: string; data?: unknown };
 
@@ -12,28 +12,51 @@ export type RunOutcome =
   | { status: "failed"; error: PublicError; cause?: FailureCause };
 
 /**
- * Moves a leased run to its terminal state with the terminal event (which carries the result) in
- * the same statement. Refused (false) if the lease is no longer held, e.g. the run was cancelled
- * while its last step ran: the late result is dropped. A failure's private cause goes to
- * `runs.failure` (operators), its public error to the event (clients). The caller has checked that
- * the outcome is serialisable and within the limits (executor.ts), so only the store can fail here.
+ * Moves leased runs to their terminal states, each with its terminal event (which carries the
+ * result), in one statement: the worker coalesces concurrent attempts' results (write-coalescer.ts).
+ * A run whose lease is no longer held (e.g. cancelled while its last step ran) is left alone and
+ * answers false: the late result is dropped. A failure's private cause goes to `runs.failure`
+ * (operators), its public error to the event (clients). The caller has checked that each outcome is
+ * serialisable and within the limits (executor.ts), so only the store can fail here.
+ *
+ * One NOTIFY per batch, its payload the finished runs' ids separated by spaces (CHANNELS.task: a
+ * listener splits it); at most 64 ids, far below NOTIFY's 8000-byte payload limit.
  */
-export async function finishRun(sql: SqlHandle, lease: Lease, outcome: RunOutcome): Promise<boolean> {
-  const payload = outcome.status === "completed" ? { result: outcome.result } : { error: outcome.error };
-  const message = outcome.status === "failed" ? outcome.error.message : null;
-  const cause = outcome.status === "failed" && outcome.cause ? jsonParam(outcome.cause) : null;
-  const rows = await sql.unsafe(
-    `WITH finished AS (
-       UPDATE runs SET status = $4, status_message = $5, claimable_at = NULL, lease_expires_at = NULL,
-              wait_detail = NULL, failure = $7::text::jsonb, finished_at = now(), updated_at = now()
-       WHERE id = $1 AND ${LEASE_GUARD}
-       RETURNING id
+export async function finishRuns(sql: SqlHandle, items: { lease: Lease; outcome: RunOutcome }[]): Promise<boolean[]> {
+  if (items.length === 0) return [];
+  const rows = await sql.unsafe<{ id: string }[]>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+         AS i(run_id, worker, attempt, status, message, payload, failure)
+     ), finished AS (
+       UPDATE runs r SET status = i.status, status_message = i.message, claimable_at = NULL, lease_expires_at = NULL,
+              wait_detail = NULL, failure = i.failure::jsonb, finished_at = now(), updated_at = now()
+       FROM input i
+       WHERE r.id = i.run_id AND r.status = 'leased' AND r.lease_owner = i.worker AND r.attempt = i.attempt
+       RETURNING r.id, i.status, i.payload
      ), history AS (
-       INSERT INTO run_events (run_id, type, payload) SELECT id, $4, $6::text::jsonb FROM finished
+       INSERT INTO run_events (run_id, type, payload) SELECT id, status, payload::jsonb FROM finished
+     ), notified AS (
+       SELECT pg_notify('${CHANNELS.task}', string_agg(id::text, ' ')) FROM finished HAVING count(*) > 0
      )
-     SELECT pg_notify('${CHANNELS.task}', id::text) FROM finished`,
-    [lease.runId, lease.workerId, lease.attempt, outcome.status, message, jsonParam(payload), cause],
+     SELECT f.id FROM finished f LEFT JOIN notified ON true`,
+    [
+      items.map((i) => i.lease.runId),
+      items.map((i) => i.lease.workerId),
+      items.map((i) => i.lease.attempt),
+      items.map((i) => i.outcome.status),
+      items.map((i) => (i.outcome.status === "failed" ? i.outcome.error.message : null)),
+      items.map((i) => jsonParam(i.outcome.status === "completed" ? { result: i.outcome.result } : { error: i.outcome.error })),
+      items.map((i) => (i.outcome.status === "failed" && i.outcome.cause ? jsonParam(i.outcome.cause) : null)),
+    ],
     PREPARED,
   );
-  return rows.length === 1;
+  const finished = new Set(rows.map((row) => row.id));
+  return items.map((i) => finished.has(i.lease.runId));
+}
+
+/** One run's terminal write on its own (tests, and callers without a coalescer). */
+export async function finishRun(sql: SqlHandle, lease: Lease, outcome: RunOutcome): Promise<boolean> {
+  const [done] = await finishRuns(sql, [{ lease, outcome }]);
+  return done === true;
 }

@@ -13,6 +13,8 @@ import { assertSchemaSupported, readSchemaStatus } from "./schema-check";
 
 export type ServeOptions = {
   sql: Sql;
+  /** Claims' and lease renewals' pool (WorkerOptions.leaseSql); default `sql`. */
+  leaseSql?: Sql;
   workflows: AnyWorkflow[];
   logger: Logger;
   concurrency?: number;
@@ -52,6 +54,7 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
   for (const outcome of published) logger.info("definition", { ...outcome });
   const worker = createWorker({
     sql,
+    leaseSql: options.leaseSql,
     registry,
     logger,
     workerId,

@@ -41,6 +41,7 @@ describe("parseWorkerArgs", () => {
       "RUNIFOLD_WORKER_CONCURRENCY",
       "RUNIFOLD_LEASE_MS",
       "RUNIFOLD_POLL_MS",
+      "RUNIFOLD_LEASE_COMMIT",
       "RUNIFOLD_LOG_LEVEL",
     ]) {
       expect(WORKER_HELP).toContain(name);

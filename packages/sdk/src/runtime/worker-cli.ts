@@ -27,6 +27,8 @@ Environment:
   RUNIFOLD_WORKER_CONCURRENCY   runs executed at once (default 16)
   RUNIFOLD_LEASE_MS             a crashed worker's runs are claimable again after this (default 15000)
   RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
+  RUNIFOLD_LEASE_COMMIT         async | sync (default async): claims and lease renewals commit without
+                                waiting for the disk; a crash can only make a run claimable again
   RUNIFOLD_LOG_LEVEL            debug | info | warn | error | silent (default info; JSON lines on stderr)
   RUNIFOLD_METRICS_PORT         serve Prometheus metrics on GET /metrics at this port (0: any free
                                 port, logged); unset: no metrics server
@@ -141,10 +143,23 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     onnotice: () => {},
     connection: { application_name: "runifold-worker" },
   });
+  // Claims and renewals only (worker.ts `leaseSql`); two connections: one claim and one renewal at a time is the norm.
+  const leaseSql =
+    env.RUNIFOLD_LEASE_COMMIT === "async"
+      ? postgres(env.DATABASE_URL, {
+          max: 2,
+          idle_timeout: 30,
+          connect_timeout: 10,
+          onnotice: () => {},
+          connection: { application_name: "runifold-worker-lease", synchronous_commit: "off" },
+        })
+      : sql;
+  const endPools = (timeout: number) =>
+    Promise.all([sql.end({ timeout }), leaseSql === sql ? undefined : leaseSql.end({ timeout })]);
   try {
     await sql`SELECT 1`;
   } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
+    await endPools(1).catch(() => {});
     return fail(`cannot reach the database at ${redactUrl(env.DATABASE_URL)}: ${(error as Error).message}`);
   }
   const telemetry: WorkerTelemetry = await startWorkerTelemetry(env, options.env, logger);
@@ -160,7 +175,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     draining = true;
     Promise.all([served.worker.stop(10_000), extra?.stop()])
       // After the worker stopped: the last attempts' spans are flushed before the exit.
-      .then(() => Promise.all([sql.end({ timeout: 5 }), telemetry.stop()]))
+      .then(() => Promise.all([endPools(5), telemetry.stop()]))
       .then(
         () => process.exit(0),
         () => process.exit(1),
@@ -180,6 +195,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   try {
     served = await serveWorkflows({
       sql,
+      leaseSql,
       workflows,
       logger,
       concurrency: env.RUNIFOLD_WORKER_CONCURRENCY,
@@ -191,7 +207,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   } catch (error) {
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
-    await Promise.all([sql.end({ timeout: 1 }).catch(() => {}), telemetry.stop()]);
+    await Promise.all([endPools(1).catch(() => {}), telemetry.stop()]);
     if (error instanceof SchemaMismatchError || (error as Error).name === "DefinitionConflictError")
       return fail((error as Error).message);
     throw error;

@@ -10,6 +10,11 @@ const WorkerEnv = z.object({
   RUNIFOLD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
   RUNIFOLD_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   RUNIFOLD_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /**
+   * async: claims and lease renewals commit with synchronous_commit=off (a crash can only undo a
+   * claim, which makes the run claimable again); sync: every commit waits for the disk.
+   */
+  RUNIFOLD_LEASE_COMMIT: z.enum(["async", "sync"]).default("async"),
   RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Serve GET /metrics on this port (0: any free port, logged); unset: no metrics server. */
   RUNIFOLD_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
