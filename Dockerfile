@@ -20,13 +20,11 @@ RUN npm ci --ignore-scripts
 
 # next build writes .next/standalone (next.config.ts); assemble.ts adds the static assets, the
 # migrations, the bundled entry points, and the worker project installed from the packed SDK.
-# The security headers are fixed at build time: --build-arg RUNIFOLD_PUBLIC_URL=https://… adds HSTS
-# (an empty value is unset: the app's env check refuses an empty URL).
+# Nothing here depends on the deployment's URL: HSTS and the page CSP are decided per request by
+# proxy.ts from the running server's RUNIFOLD_PUBLIC_URL, so one image serves http and https.
 FROM deps AS build
-ARG RUNIFOLD_PUBLIC_URL
 COPY . .
-RUN if [ -z "${RUNIFOLD_PUBLIC_URL:-}" ]; then unset RUNIFOLD_PUBLIC_URL; fi \
- && npx next build \
+RUN npx next build \
  && npx tsx scripts/deploy/assemble.ts --web /out/web --worker /out/worker
 
 # One unprivileged user for every target; the application files stay root-owned (read-only to it).

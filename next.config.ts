@@ -2,33 +2,25 @@ import type { NextConfig } from "next";
 import { PHASE_PRODUCTION_SERVER } from "next/constants";
 
 /**
- * Security headers on every response (ASVS 14.4, L1). `frame-ancestors 'none'` (and X-Frame-Options
- * for old browsers) stops clickjacking; the rest of the CSP limits where a page may load from,
- * submit to and be based at. HSTS only when the public URL is https (it would break plain-http
- * local use). Script sources are not restricted yet: Next's inline bootstrap scripts would need a
- * per-request nonce (docs/security.md, "left").
+ * Security headers on every response (ASVS 14.4, L1): X-Frame-Options against clickjacking in old
+ * browsers, nosniff, the referrer and permissions policies. Pages get their Content-Security-Policy
+ * (with a per-request script nonce) and HSTS from proxy.ts instead: both must be decided per request
+ * (a fresh nonce; the server's public URL), and `headers()` here is fixed when `next build` runs.
  */
-const publicUrl = process.env.RUNIFOLD_PUBLIC_URL ?? process.env.NEXTAUTH_URL ?? "";
-
-const CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
-/**
- * The OAuth consent page's Approve and Deny end in a redirect to the client's registered redirect
- * URI, and browsers apply `form-action` to a form post's redirects too (CSP3 §6.4.2): with
- * `'self'` a no-JavaScript approval would be blocked. Any redirect target there is one the server
- * validated against the client's registration, so that page drops only `form-action`.
- */
-const CONSENT_CSP = "frame-ancestors 'none'; base-uri 'self'; object-src 'none'";
-
 const SECURITY_HEADERS = [
-  { key: "Content-Security-Policy", value: CSP },
   { key: "X-Frame-Options", value: "DENY" },
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
   { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
-  ...(publicUrl.startsWith("https://")
-    ? [{ key: "Strict-Transport-Security", value: "max-age=31536000; includeSubDomains" }]
-    : []),
 ];
+
+/**
+ * What proxy.ts does not reach (it skips these paths): API and metadata answers keep the policy
+ * pages had before the nonce. No `script-src` or `style-src`: next-auth renders a few HTML pages of
+ * its own under /api/auth (GET /api/auth/signout) with an inline `<style>` and no nonce.
+ */
+const NON_PAGE_CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
+const NON_PAGE_HEADERS = [{ key: "Content-Security-Policy", value: NON_PAGE_CSP }];
 
 const nextConfig: NextConfig = {
   // Every build also writes .next/standalone: server.js plus only the node_modules it traced, what the
@@ -38,10 +30,10 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["postgres"],
   poweredByHeader: false,
   async headers() {
-    // When several entries set one header, the later entry wins (Next `headers()`): the consent page's CSP last.
     return [
       { source: "/:path*", headers: SECURITY_HEADERS },
-      { source: "/oauth/authorize", headers: [{ key: "Content-Security-Policy", value: CONSENT_CSP }] },
+      { source: "/api/:path*", headers: NON_PAGE_HEADERS },
+      { source: "/.well-known/:path*", headers: NON_PAGE_HEADERS },
     ];
   },
 };

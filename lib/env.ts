@@ -24,6 +24,16 @@ const ZEnv = z
      * able to queue without bound).
      */
     RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+    /**
+     * SSE streams one credential may hold open at once on one web process (subscriptions/listen,
+     * the legacy GET stream, streamed tasks/result and tools/call); past it: HTTP 429 + Retry-After
+     * (security review M4). Per process: N instances allow N times this.
+     */
+    RUNIFOLD_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+    /** JSON requests one credential may have blocked on a task at once per process (tasks/result, ordinary tools/call); then 429. */
+    RUNIFOLD_MAX_WAITS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+    /** Tasks one credential may create per minute per process (a token bucket: a minute's worth in a burst); then a tool error. */
+    RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(600),
     /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     /**

@@ -1,9 +1,21 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import { freePort, portIsFree } from "./free-port";
+import { isOurPostmaster, stopStalePostmaster } from "./postmaster";
+import {
+  chmodDirNoFollow,
+  ensureCopiedBinaries,
+  ensurePrivateDir,
+  openNoFollow,
+  type PgUser,
+  prepareRelocationRoot,
+  writeSecretFile,
+} from "./safe-dirs";
+
+export { isAlive } from "./postmaster";
 
 /**
  * An embedded PostgreSQL for machines without one: the binaries shipped in the npm package
@@ -13,7 +25,7 @@ import { freePort, portIsFree } from "./free-port";
  * Postgres refuses to run as root, so as root the server runs as the `postgres` system user, which
  * must be able to traverse to the binaries and the data directory. When the project lives under a
  * directory it cannot traverse (a mode-700 home), binaries and data move to a runtime directory in
- * /var/tmp keyed by the project path.
+ * /var/tmp keyed by the project path, which is checked, never trusted by name (safe-dirs.ts).
  */
 export type EmbeddedPostgres = {
   url: string;
@@ -36,9 +48,9 @@ export type EmbeddedOptions = {
    */
   detached?: boolean;
   log?: (line: string) => void;
+  /** Where a root process relocates binaries and data (default /var/tmp); tests pass a temp dir. */
+  relocationBase?: string;
 };
-
-type PgUser = { uid: number; gid: number } | undefined;
 
 const STATE_FILE = "embedded.json";
 
@@ -55,8 +67,10 @@ export function readEmbeddedUrl(projectRoot: string, name = "pg", dataRoot?: str
   const file = embeddedStatePath(projectRoot, name, dataRoot);
   if (!existsSync(file)) return undefined;
   try {
-    const state = JSON.parse(readFileSync(file, "utf8")) as { url?: string; postmasterPid?: number };
-    if (!state.url || !state.postmasterPid || !isAlive(state.postmasterPid)) return undefined;
+    const state = JSON.parse(readFileSync(file, "utf8")) as { url?: string; postmasterPid?: number; dataDir?: string };
+    if (!state.url || !state.postmasterPid || !state.dataDir) return undefined;
+    // A reused pid must not make a dead cluster's URL look live.
+    if (!isOurPostmaster(state.postmasterPid, state.dataDir)) return undefined;
     return state.url;
   } catch {
     return undefined;
@@ -68,16 +82,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const name = options.name ?? "pg";
   const projectData = path.resolve(/*turbopackIgnore: true*/ options.dataRoot ?? defaultDataRoot(options.projectRoot));
   mkdirSync(projectData, { recursive: true, mode: 0o755 });
-  chmodSync(projectData, 0o755);
+  chmodDirNoFollow(projectData, 0o755);
 
   const pgUser = serverUser();
   const packagedNative = findPackagedBinaries(options.projectRoot);
-  const layout = chooseLayout(options.projectRoot, projectData, packagedNative, pgUser, name);
+  const layout = chooseLayout(options, projectData, packagedNative, pgUser, name);
   if (layout.relocated) log(`project path not traversable by the postgres user; using ${layout.root}`);
 
   const passwordFile = path.join(projectData, `${name}.password`);
-  if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString("base64url"), { mode: 0o600 });
-  const password = readFileSync(passwordFile, "utf8").trim();
+  const password = readOrCreatePassword(passwordFile);
 
   if (!existsSync(path.join(layout.dataDir, "PG_VERSION"))) await initCluster(layout, password, pgUser, log);
   await stopStalePostmaster(layout.dataDir, layout.binDir, pgUser, log);
@@ -101,15 +114,19 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       "-c",
       "shared_buffers=256MB",
     ],
-    { stdio: ["ignore", "ignore", openSync(logFile, "a")], detached: options.detached ?? false, ...(pgUser ?? {}) },
+    { stdio: ["ignore", "ignore", openNoFollow(logFile, "append")], detached: options.detached ?? false, ...(pgUser ?? {}) },
   );
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await waitUntilReady(url, child, logFile);
-  writeFileSync(
-    statePath,
-    JSON.stringify({ url, port, dataDir: layout.dataDir, postmasterPid: child.pid, ownerPid: process.pid }, null, 2),
-    { mode: 0o600 },
-  );
+  const stateFd = openNoFollow(statePath, "write");
+  try {
+    writeFileSync(
+      stateFd,
+      JSON.stringify({ url, port, dataDir: layout.dataDir, postmasterPid: child.pid, ownerPid: process.pid }, null, 2),
+    );
+  } finally {
+    closeSync(stateFd);
+  }
   log(`embedded PostgreSQL on 127.0.0.1:${port} (data ${layout.dataDir})`);
 
   let stopping: Promise<void> | undefined;
@@ -154,35 +171,31 @@ function canTraverse(user: PgUser, target: string): boolean {
   return spawnSync("test", ["-x", target], { uid: user.uid, gid: user.gid }).status === 0;
 }
 
-function chooseLayout(projectRoot: string, projectData: string, native: string, user: PgUser, name: string): Layout {
+function chooseLayout(options: EmbeddedOptions, projectData: string, native: string, user: PgUser, name: string): Layout {
   if (canTraverse(user, path.join(native, "bin", "postgres")) && canTraverse(user, projectData)) {
     const dataDir = path.join(projectData, name);
     prepareDataDir(dataDir, user);
     return { root: projectData, binDir: path.join(native, "bin"), dataDir, relocated: false };
   }
-  const keySource = projectData === defaultDataRoot(projectRoot) ? projectRoot : projectData;
+  const keySource = projectData === defaultDataRoot(options.projectRoot) ? options.projectRoot : projectData;
   const key = createHash("sha256").update(keySource).digest("hex").slice(0, 12);
-  const root = path.join("/var/tmp", `runifold-${key}`);
-  mkdirSync(root, { recursive: true, mode: 0o755 });
-  chmodSync(root, 0o755);
+  const root = prepareRelocationRoot(options.relocationBase ?? "/var/tmp", key);
   const copied = path.join(root, "native");
-  if (!existsSync(path.join(copied, "bin", "postgres"))) cpSync(native, copied, { recursive: true, verbatimSymlinks: true });
+  ensureCopiedBinaries(native, copied);
   const dataDir = path.join(root, name);
   prepareDataDir(dataDir, user);
   return { root, binDir: path.join(copied, "bin"), dataDir, relocated: true };
 }
 
-function prepareDataDir(dataDir: string, user: PgUser) {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (user) chownSync(dataDir, user.uid, user.gid);
-  chmodSync(dataDir, 0o700);
+/** The cluster directory: ours or the server user's, never a symlink (chown/chmod by descriptor). */
+export function prepareDataDir(dataDir: string, user: PgUser) {
+  const me = process.getuid?.() ?? 0;
+  ensurePrivateDir(dataDir, { mode: 0o700, owners: user ? [me, user.uid] : [me], owner: user });
 }
 
 async function initCluster(layout: Layout, password: string, user: PgUser, log: (l: string) => void) {
   log("initialising embedded PostgreSQL cluster");
-  const pwfile = path.join(layout.root, `.pwfile-${process.pid}`);
-  writeFileSync(pwfile, password, { mode: 0o600 });
-  if (user) chownSync(pwfile, user.uid, user.gid);
+  const pwfile = writeSecretFile(layout.root, password, user);
   try {
     const result = spawnSync(
       path.join(layout.binDir, "initdb"),
@@ -195,20 +208,24 @@ async function initCluster(layout: Layout, password: string, user: PgUser, log: 
   }
 }
 
-/** A SIGKILLed parent leaves its postmaster running; stop it before starting a new one. */
-async function stopStalePostmaster(dataDir: string, binDir: string, user: PgUser, log: (l: string) => void) {
-  const pidFile = path.join(dataDir, "postmaster.pid");
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // postgres itself ignores a dead pid file
-  log(`stopping stale postmaster ${pid}`);
-  spawnSync(path.join(binDir, "pg_ctl"), ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "20"], {
-    encoding: "utf8",
-    ...(user ?? {}),
-  });
-  const deadline = Date.now() + 20_000;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (isAlive(pid)) process.kill(pid, "SIGKILL");
+/** The cluster's superuser password, made once (files of the data root are never followed as links). */
+function readOrCreatePassword(file: string): string {
+  try {
+    const fd = openNoFollow(file, "create");
+    try {
+      writeFileSync(fd, randomBytes(18).toString("base64url"));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const fd = openNoFollow(file, "read");
+  try {
+    return readFileSync(fd, "utf8").trim();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function previousPort(statePath: string): number | undefined {
@@ -256,15 +273,6 @@ function stopChild(child: ChildProcess): Promise<void> {
     });
     child.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit
   });
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

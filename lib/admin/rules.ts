@@ -1,3 +1,4 @@
+import { dictionary } from "@zxcvbn-ts/language-common";
 import { z } from "zod";
 
 /**
@@ -35,7 +36,26 @@ export const emailRule = z
   .max(320, "At most 320 characters")
   .pipe(z.email("Enter an email address"));
 
-export const passwordRule = z.string().min(12, "12 to 200 characters").max(200, "12 to 200 characters");
+/**
+ * zxcvbn's ~49k most common passwords (all lower case), as a Set on first use: building it costs a
+ * few milliseconds that only password checks should pay. A static import, because zod refinements
+ * run synchronously (parseInput uses safeParse) and it resolves the same under Next's bundler and
+ * tsx/vitest. Keep this module out of client components: the list is ~380 KB.
+ */
+let commonPasswords: ReadonlySet<string> | undefined;
+function isCommonPassword(password: string): boolean {
+  commonPasswords ??= new Set(dictionary["passwords-common"]);
+  return commonPasswords.has(password.toLowerCase());
+}
+
+const COMMON_PASSWORD_MESSAGE = "this password is in a list of commonly used passwords; choose another";
+
+/** 12–200 characters and not a commonly used password (ASVS 2.1.1, 2.1.2, 2.1.7). */
+export const passwordRule = z
+  .string()
+  .min(12, "12 to 200 characters")
+  .max(200, "12 to 200 characters")
+  .refine((password) => !isCommonPassword(password), COMMON_PASSWORD_MESSAGE);
 
 export const OPERATOR_ROLES = ["admin", "operator"] as const;
 export const roleRule = z.enum(OPERATOR_ROLES, "admin or operator");

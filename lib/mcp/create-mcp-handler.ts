@@ -1,6 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import { authenticate, type GateOAuth } from "./auth-gate";
+import type { CredentialLimits } from "./credential-limits";
 import { handleMcpPost } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
 
@@ -19,6 +20,12 @@ export type McpHandlerDeps = {
   oauth?: GateOAuth;
   /** Live tasks one credential may have at once (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY). */
   maxActiveTasksPerKey?: number;
+  /**
+   * Open streams, blocking waits and task creations per credential (RUNIFOLD_MAX_STREAMS_PER_KEY,
+   * RUNIFOLD_MAX_WAITS_PER_KEY, RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY): one object per
+   * process, given to the POST and the GET handler alike so both count the same streams.
+   */
+  limits?: CredentialLimits;
 };
 
 /**
@@ -49,6 +56,7 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
         reauthorize: gate.reauthorize,
         resourceMetadataUrl: deps.oauth?.resourceMetadataUrl,
         maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
+        limits: deps.limits,
       },
       { principal: gate.principal, request, signal: request.signal },
     );

@@ -17,7 +17,8 @@ export const RPC = {
 /**
  * A protocol error: its code, message and data go to the client verbatim, with `httpStatus`
  * (2026-07-28 Streamable HTTP: -32020/-32021/-32022 and envelope errors are 400, unknown methods
- * 404; other errors travel in-band with 200). Internal causes are never put in here.
+ * 404; other errors travel in-band with 200) and any `headers` (Retry-After on a 429). Internal
+ * causes are never put in here.
  */
 export class McpError extends Error {
   constructor(
@@ -25,6 +26,7 @@ export class McpError extends Error {
     message: string,
     readonly data?: unknown,
     readonly httpStatus = 200,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -62,7 +64,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 }
 
 export function errorResponse(id: JsonRpcId | null, error: McpError): Response {
-  return jsonResponse(rpcError(id, error.code, error.message, error.data), error.httpStatus);
+  return jsonResponse(rpcError(id, error.code, error.message, error.data), error.httpStatus, error.headers);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

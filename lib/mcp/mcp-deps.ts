@@ -1,6 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
+import type { CredentialLimits } from "./credential-limits";
 import type { LegacySession } from "./legacy/session";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
@@ -13,6 +14,8 @@ export type McpDeps = {
   resourceMetadataUrl?: string;
   /** Live tasks one credential may have at once (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY); default DEFAULT_MAX_ACTIVE_TASKS_PER_KEY. */
   maxActiveTasksPerKey?: number;
+  /** Per-credential stream, wait and creation budgets of this process (credential-limits.ts); default: the process's, at the defaults. */
+  limits?: CredentialLimits;
 };
 
 export type McpCall = {

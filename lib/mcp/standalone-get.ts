@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { openMcpSessionStream } from "../../db/queries/mcp-sessions";
 import { type McpHandlerDeps, methodNotAllowed } from "./create-mcp-handler";
-import { jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
+import { holdStream } from "./credential-limits";
+import { errorResponse, jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
 import { requestVersion } from "./legacy/protocol-version";
 import { SESSION_HEADER, SESSION_IDLE_TTL_MS, sessionDigest, sessionNotFound, wellFormedSessionId } from "./legacy/session";
 import { acceptsEventStream } from "./legacy/sse";
@@ -44,23 +45,36 @@ export function createMcpStandaloneStreamHandler(
       if (!wellFormedSessionId(id)) return sessionNotFound();
       const idSha256 = sessionDigest(id);
       const streamId = randomUUID();
-      const row = await openMcpSessionStream(sql, {
-        idSha256,
-        tenantId: gate.principal.tenantId,
-        keyId: gate.principal.keyId,
-        streamId,
-        ttlMs: SESSION_IDLE_TTL_MS,
-      });
-      if (!row) return sessionNotFound();
-      deps.logger.info("standalone stream opened", { keyId: gate.principal.keyId });
-      return streamStandalone(
-        { sql, logger: deps.logger, reauthorize: gate.reauthorize, resourceMetadataUrl: deps.oauth?.resourceMetadataUrl },
-        { principal: gate.principal, request, signal: request.signal },
-        { idSha256, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities },
-        { streamId, local, maxLifetimeMs: options.maxLifetimeMs },
-      );
+      const mcpDeps = {
+        sql,
+        logger: deps.logger,
+        reauthorize: gate.reauthorize,
+        resourceMetadataUrl: deps.oauth?.resourceMetadataUrl,
+        limits: deps.limits,
+      };
+      const call = { principal: gate.principal, request, signal: request.signal };
+      // The credential's stream budget (credential-limits.ts) is taken before the session's slot, so
+      // a refused GET (429) leaves the session's current stream in place.
+      const release = holdStream(mcpDeps, call);
+      let handedOver = false;
+      try {
+        const row = await openMcpSessionStream(sql, {
+          idSha256,
+          tenantId: gate.principal.tenantId,
+          keyId: gate.principal.keyId,
+          streamId,
+          ttlMs: SESSION_IDLE_TTL_MS,
+        });
+        if (!row) return sessionNotFound();
+        deps.logger.info("standalone stream opened", { keyId: gate.principal.keyId });
+        const session = { idSha256, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities };
+        handedOver = true;
+        return streamStandalone(mcpDeps, call, session, { streamId, local, maxLifetimeMs: options.maxLifetimeMs, release });
+      } finally {
+        if (!handedOver) release();
+      }
     } catch (error) {
-      if (error instanceof McpError) return jsonResponse(rpcError(null, error.code, error.message, error.data), error.httpStatus);
+      if (error instanceof McpError) return errorResponse(null, error);
       deps.logger.error("mcp standalone stream failed", { error: (error as Error).message });
       return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
     }

@@ -4,6 +4,7 @@ import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
 import type { Principal } from "../auth";
 import type { TaskRecord } from "../tasks";
 import { atActiveTaskCap, createTaskFromRoute, DEFAULT_MAX_ACTIVE_TASKS_PER_KEY, waitForTask } from "../tasks";
+import { takeTaskCreation } from "./credential-limits";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 
@@ -76,6 +77,9 @@ export async function startTask(
 ): Promise<StartedTask> {
   const cap = deps.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY;
   if (await atActiveTaskCap(deps.sql, call.principal.keyId, cap)) return { kind: "invalid", result: activeTaskCapResult(cap) };
+  // The creation rate (a token per task, credential-limits.ts) is spent only by calls the cap let through.
+  const overRate = takeTaskCreation(deps, call);
+  if (overRate) return { kind: "invalid", result: overRate };
   try {
     const task = await createTaskFromRoute(deps.sql, {
       principal: call.principal,

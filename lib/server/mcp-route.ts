@@ -1,6 +1,13 @@
 import { createLogger } from "@runifold/sdk";
 import { readEnv } from "../env";
-import { createMcpHandler, createMcpSessionDeleteHandler, createMcpStandaloneStreamHandler, type McpHandlerDeps } from "../mcp";
+import {
+  type CredentialLimits,
+  createCredentialLimits,
+  createMcpHandler,
+  createMcpSessionDeleteHandler,
+  createMcpStandaloneStreamHandler,
+  type McpHandlerDeps,
+} from "../mcp";
 import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
 import { observeMcpRequests } from "./mcp-observe";
@@ -32,6 +39,19 @@ export function createWebMcpHandler(): (request: Request) => Promise<Response> {
   return withCors(observeMcpRequests(createMcpHandler(webMcpDeps())), mcpCorsPolicy());
 }
 
+let limits: CredentialLimits | undefined;
+
+/** The process's per-credential budgets, created once so the POST and GET handlers count the same streams. */
+function webCredentialLimits(): CredentialLimits {
+  const env = readEnv();
+  limits ??= createCredentialLimits({
+    maxStreamsPerKey: env.RUNIFOLD_MAX_STREAMS_PER_KEY,
+    maxWaitsPerKey: env.RUNIFOLD_MAX_WAITS_PER_KEY,
+    maxTaskCreatesPerMinutePerKey: env.RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY,
+  });
+  return limits;
+}
+
 function webMcpDeps(): McpHandlerDeps {
   const env = readEnv();
   return {
@@ -42,6 +62,7 @@ function webMcpDeps(): McpHandlerDeps {
     host: env.HOST,
     oauth: webOAuthConfig(),
     maxActiveTasksPerKey: env.RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY,
+    limits: webCredentialLimits(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { isTerminal, type RunStatus, sendSignal } from "@runifold/sdk";
+import { isTerminal, type RunStatus, sendSignalForTenant } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskHandle } from "./queries/task-record";
@@ -37,7 +37,7 @@ export async function signalTaskByHandle(
     return { outcome: "not_found" };
   }
   if (isTerminal(handle.status)) return { outcome: "terminal", status: handle.status };
-  const sent = await sendSignal(sql, {
+  const sent = await sendSignalForTenant(sql, {
     runId: params.taskId,
     tenantId: params.tenantId,
     name: params.name,

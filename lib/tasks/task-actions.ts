@@ -1,5 +1,5 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
-import { cancelRun, type ProvideInputResult, provideInput } from "@runifold/sdk";
+import { cancelRunForTenant, type ProvideInputResult, provideInputForTenant } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { findTaskTenant } from "./queries/task-detail";
 import { readTaskRecord } from "./queries/task-record";
@@ -17,7 +17,7 @@ export async function cancelTaskByHandle(
 ): Promise<"cancelled" | "already_terminal" | "not_found"> {
   const handle = await readBoundTaskHandle(sql, params);
   if (!handle) return "not_found";
-  const result = await cancelRun(sql, {
+  const result = await cancelRunForTenant(sql, {
     runId: params.taskId,
     tenantId: params.tenantId,
     reason: "Cancelled by client",
@@ -26,13 +26,13 @@ export async function cancelTaskByHandle(
   return result.outcome;
 }
 
-/** provideInput's outcome, or the first answer that failed its request's schema (then nothing was written). */
+/** provideInputForTenant's outcome, or the first answer that failed its request's schema (then nothing was written). */
 export type AnswerOutcome = ProvideInputResult & { invalid?: { key: string; message: string } };
 
 /**
  * Answers through an MCP handle. Every answer to a pending request is checked against that
  * request's requestedSchema first; one invalid answer refuses the whole update and changes nothing.
- * Keys that are not pending (unknown, already answered) go on to provideInput, which ignores them.
+ * Keys that are not pending (unknown, already answered) go on to provideInputForTenant, which ignores them.
  */
 export async function answerTaskByHandle(
   sql: SqlHandle,
@@ -42,7 +42,12 @@ export async function answerTaskByHandle(
   if (!handle) return { found: false, accepted: [], resumed: false };
   const invalid = firstInvalidAnswer(handle.pendingInputs ?? {}, params.responses);
   if (invalid) return { found: true, accepted: [], resumed: false, invalid };
-  return provideInput(sql, { runId: params.taskId, tenantId: params.tenantId, responses: params.responses, actor: params.actor });
+  return provideInputForTenant(sql, {
+    runId: params.taskId,
+    tenantId: params.tenantId,
+    responses: params.responses,
+    actor: params.actor,
+  });
 }
 
 function firstInvalidAnswer(
@@ -69,13 +74,18 @@ export async function cancelTaskInScope(
 ): Promise<{ outcome: "cancelled" | "already_terminal"; tenantId: string } | { outcome: "not_found" }> {
   const tenantId = await findTaskTenant(sql, params);
   if (!tenantId) return { outcome: "not_found" };
-  const result = await cancelRun(sql, { runId: params.taskId, tenantId, reason: "Cancelled by operator", actor: params.actor });
+  const result = await cancelRunForTenant(sql, {
+    runId: params.taskId,
+    tenantId,
+    reason: "Cancelled by operator",
+    actor: params.actor,
+  });
   return result.outcome === "not_found" ? { outcome: "not_found" } : { outcome: result.outcome, tenantId };
 }
 
 /**
  * Answers one pending request found with findPendingInput (which applied the operator's scope)
- * through provideInput, the one answer path of every channel. `answered` is false when the request
+ * through provideInputForTenant, the one answer path of every channel. `answered` is false when the request
  * stopped waiting in between (answered elsewhere, cancelled).
  */
 export async function answerPendingInput(
@@ -86,7 +96,7 @@ export async function answerPendingInput(
   const request = record?.pendingInputs?.[params.key];
   const check = request ? validateInputResponse(params.key, request, params.response) : { ok: true as const };
   if (!check.ok) return { answered: false, resumed: false, invalid: check.message };
-  const result = await provideInput(sql, {
+  const result = await provideInputForTenant(sql, {
     runId: params.taskId,
     tenantId: params.tenantId,
     responses: { [params.key]: params.response },

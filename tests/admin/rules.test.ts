@@ -16,6 +16,7 @@ import {
   saveRoute,
   TOOL_NAME_PATTERN,
   toolInputSchema,
+  ZChangePassword,
 } from "../../lib/admin";
 import { AppError } from "../../lib/errors";
 import { saveRouteAction } from "../../lib/ui/actions/route-actions";
@@ -131,6 +132,28 @@ describe("one rule set for console, CLI and seed (lib/admin)", { timeout: 120_00
     expect(cliLocalhost).toMatchObject({ code: 4, stderr: expect.stringContaining("email: Enter an email address") });
     expect(cliMixedCase.code).toBe(0);
     expect((await findOperatorByEmail(sql, "mixed@ops.test"))?.email).toBe("mixed@ops.test");
+  });
+
+  it("refuses a commonly used password in any letter case, everywhere a password is set (ASVS 2.1.7)", async () => {
+    const message = "this password is in a list of commonly used passwords; choose another";
+    // Both are 12+ characters, so only the common-password list can refuse them.
+    for (const password of ["password1234", "QwErTy123456"]) {
+      const input = { email: `common-${password.toLowerCase()}@ops.test`, password, role: "admin" as const };
+      expect((await refusal(createOperator(service, input))).message).toBe(`password: ${message}`);
+      expect((await refusal(createOperatorAction(consoleCtx, input))).message).toBe(`password: ${message}`);
+      const change = ZChangePassword.safeParse({ currentPassword: "x", newPassword: password });
+      expect(change.error?.issues.map((issue) => issue.message)).toEqual([message]);
+      expect(await findOperatorByEmail(sql, input.email)).toBeUndefined();
+    }
+    const cli = await runCli(
+      ["operators", "create", "--email", "cli-common@ops.test", "--password", "1q2w3e4r5t6y", "--role", "admin"],
+      env,
+    );
+    expect(cli).toMatchObject({ code: 4, stderr: expect.stringContaining(message) });
+    expect(await findOperatorByEmail(sql, "cli-common@ops.test")).toBeUndefined();
+    // The list is matched whole: a longer password that merely contains a common one is fine.
+    const longer = { email: "contains-common@ops.test", password: "password1234 and then some", role: "operator" as const };
+    expect((await createOperator(service, longer)).email).toBe(longer.email);
   });
 
   it("binds a route the same way from console and CLI: the published definition of that exact version", async () => {

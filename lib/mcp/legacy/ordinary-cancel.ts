@@ -1,4 +1,4 @@
-import { cancelRun } from "@runifold/sdk";
+import { cancelRunForTenant } from "@runifold/sdk";
 import { TERMINAL_STATUSES } from "@runifold/sdk/states";
 import { findOrdinaryCallRuns, forgetOrdinaryCall, recordOrdinaryCall } from "../../../db/queries/mcp-ordinary-calls";
 import type { TaskRecord } from "../../tasks";
@@ -86,7 +86,7 @@ export async function acceptCancelledNotification(deps: McpDeps, call: McpCall, 
     });
     const runId = runs.length === 1 ? runs[0] : undefined;
     if (!runId) return;
-    const outcome = await cancelRun(deps.sql, {
+    const outcome = await cancelRunForTenant(deps.sql, {
       runId,
       tenantId: call.principal.tenantId,
       reason: CLIENT_CANCEL_REASON,

@@ -46,8 +46,11 @@ export function streamOrdinaryCall(
   route: RouteRow,
   started: TaskRecord,
   progressToken: string | number | undefined,
+  /** Gives back the credential's stream slot (credential-limits.ts) once the stream ends, however it ends. */
+  release: () => void = () => {},
 ): Response {
   const sse = openSse(call.signal);
+  sse.onClose(release);
   void follow(deps, call, id, route, started, progressToken, sse).catch((error) => {
     deps.logger.error("inline tools/call stream failed", { taskId: started.id, error: (error as Error).message });
     sse.send(rpcError(id, RPC.internalError, "Internal error"));

@@ -1,6 +1,7 @@
 import { dropProgressMark, raiseProgressMark } from "../../../db/queries/mcp-ordinary-calls";
 import type { TaskRecord } from "../../tasks";
 import { getTaskFeed } from "../../tasks";
+import { holdStream } from "../credential-limits";
 import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";
@@ -44,7 +45,10 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   const taskId = initial.id;
   const progressToken = await readProgressToken(deps, call, taskId);
   const feed = await getTaskFeed(deps.sql);
+  // Nothing awaited from here to sse.onClose, so the slot cannot leak (credential-limits.ts: 429 when full).
+  const release = holdStream(deps, call);
   const sse = openSse(call.signal);
+  sse.onClose(release);
   const relatedTask = { [META.relatedTask]: { taskId } };
   const askedKeys = new Set<string>();
   let lastStatus = "";

@@ -37,7 +37,13 @@ const RECONNECT_RETRY_MS = 1_000;
  */
 export type LocalStreams = Map<string, () => void>;
 
-export type StandaloneOptions = { streamId: string; local: LocalStreams; maxLifetimeMs?: number };
+export type StandaloneOptions = {
+  streamId: string;
+  local: LocalStreams;
+  maxLifetimeMs?: number;
+  /** Gives back the credential's stream slot (credential-limits.ts) when the stream ends, however it ends. */
+  release?: () => void;
+};
 
 type Watched = { sent: Set<string>; seen: Map<string, number>; unsubscribe: () => void };
 
@@ -69,6 +75,7 @@ type Watched = { sent: Set<string>; seen: Map<string, number>; unsubscribe: () =
  */
 export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySession, options: StandaloneOptions): Response {
   const sse = openSse(call.signal);
+  if (options.release) sse.onClose(options.release);
   const maxLifetimeMs = options.maxLifetimeMs ?? STANDALONE_MAX_LIFETIME_MS;
   const delivering = sessionMayElicit(session) && hasScope(call.principal, TASK_READ_SCOPE);
   const ledger = deliveryLedger(deps.sql, {

@@ -1,4 +1,5 @@
-import { waitForTask } from "../../tasks";
+import { type TaskRecord, waitForTask } from "../../tasks";
+import { whileWaiting } from "../credential-limits";
 import { type JsonRpcId, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { isTerminalRecord, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
@@ -20,7 +21,9 @@ export const JSON_WAIT_REAUTHORIZE_MS = 30_000;
  * it cannot receive questions, so an `input_required` task then waits for an operator's answer.
  * Like the SSE form, the wait re-checks the credential every JSON_WAIT_REAUTHORIZE_MS and before
  * the answer goes out: a key revoked meanwhile gets an error, never the result (tasks.mdx
- * "Security Considerations": the binding holds for the whole request).
+ * "Security Considerations": the binding holds for the whole request). Either form counts against
+ * the credential's budget (a stream or a wait slot, credential-limits.ts); a terminal task's
+ * immediate answer against neither.
  */
 export async function tasksResult(
   deps: McpDeps,
@@ -33,6 +36,12 @@ export async function tasksResult(
   if (isTerminalRecord(record)) return jsonResponse(terminalAnswer(id, record));
   if (acceptsEventStream(call.request.headers)) return streamTaskResult(deps, call, id, record);
 
+  // A JSON wait holds one of the credential's wait slots until it answers (credential-limits.ts).
+  return whileWaiting(deps, call, () => waitJson(deps, call, id, record));
+}
+
+async function waitJson(deps: McpDeps, call: McpCall, id: JsonRpcId, record: TaskRecord): Promise<Response> {
+  const taskId = record.id;
   let final = record as typeof record | undefined;
   for (;;) {
     final = await waitForTask(deps.sql, {

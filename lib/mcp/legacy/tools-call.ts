@@ -1,4 +1,5 @@
 import { linkMcpSessionTask } from "../../../db/queries/mcp-sessions";
+import { holdStream, holdWait } from "../credential-limits";
 import { isRecord, type JsonRpcId, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
@@ -44,18 +45,29 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
   }
   const args = readArguments(params);
   if (!asTask) {
-    const started = await startTask(deps, call, route, args, { origin: "ordinary", idempotencyKey: readIdempotencyKey(params) });
-    if (started.kind === "invalid") return started.result;
-    // Before waiting: a notifications/cancelled for this id, to any instance, finds the run (ordinary-cancel.ts).
-    await rememberOrdinaryCall(deps, call, id, started.task.id, route.sync_deadline_ms);
-    if (!asksInline(call)) {
-      try {
-        return await awaitOrdinaryAnswer(deps, call, route, started.task.id);
-      } finally {
-        if (!call.signal.aborted) await forgetAnsweredCall(deps, started.task.id);
+    // The call will be held open (a JSON wait, or an SSE stream when it asks inline): its slot is
+    // taken before any run exists, so a refused call (429, credential-limits.ts) starts nothing.
+    const inline = asksInline(call);
+    const release = inline ? holdStream(deps, call) : holdWait(deps, call);
+    let handedOver = false;
+    try {
+      const idempotencyKey = readIdempotencyKey(params);
+      const started = await startTask(deps, call, route, args, { origin: "ordinary", idempotencyKey });
+      if (started.kind === "invalid") return started.result;
+      // Before waiting: a notifications/cancelled for this id, to any instance, finds the run (ordinary-cancel.ts).
+      await rememberOrdinaryCall(deps, call, id, started.task.id, route.sync_deadline_ms);
+      if (!inline) {
+        try {
+          return await awaitOrdinaryAnswer(deps, call, route, started.task.id);
+        } finally {
+          if (!call.signal.aborted) await forgetAnsweredCall(deps, started.task.id);
+        }
       }
+      handedOver = true;
+      return streamOrdinaryCall(deps, call, id, route, started.task, readProgressToken(params), release);
+    } finally {
+      if (!handedOver) release();
     }
-    return streamOrdinaryCall(deps, call, id, route, started.task, readProgressToken(params));
   }
 
   requireScope(call.principal, TASK_CREATION_SCOPE);

@@ -26,7 +26,7 @@ import { isElicitResult } from "./tools-call";
  *    mode included; mrtr.mdx Server Requirements 7) → an `input_required` MRTR round with those
  *    `inputRequests` and a `requestState` bound to the run (request-state.ts claim `r`, plus the
  *    usual tenant, key, tool, arguments, expiry and single-use nonce). The client's retry carries
- *    `inputResponses`, which are written through provideInput (continueOrdinaryCall), and the
+ *    `inputResponses`, which are written through provideInputForTenant (continueOrdinaryCall), and the
  *    retry waits again: maybe another round, then the result. Questions the request cannot answer
  *    are never put in a round; they wait for an operator or a tasks client;
  *  - the deadline passed → the "still running, task X" tool error; the run goes on.

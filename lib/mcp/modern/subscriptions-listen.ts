@@ -1,11 +1,11 @@
 import { getTaskFeed, isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
+import { holdStream } from "../credential-limits";
 import { isRecord, type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { hasScope, requireScope, TASK_READ_SCOPE } from "../scopes";
 import { META, SERVER_INFO } from "../server-info";
 import { detailedTask } from "../task-shapes";
 import { type ModernEnvelope, missingTasksCapability } from "./envelope";
-import { acquireListenSlot } from "./listen-slots";
 
 /** At most this many task IDs per subscription; more is -32602. */
 export const MAX_TASK_IDS_PER_SUBSCRIPTION = 100;
@@ -50,7 +50,9 @@ export async function subscriptionsListen(
     const record = await readBoundTaskHandle(deps.sql, { ...binding, taskId });
     if (record) initial.set(taskId, record);
   }
-  const release = acquireListenSlot(call.principal.keyId);
+  // One of the credential's stream slots (credential-limits.ts: 429 at RUNIFOLD_MAX_STREAMS_PER_KEY),
+  // given back by cleanup however the stream ends (finished, refused, client gone, cancelled).
+  const release = holdStream(deps, call);
   const meta = { [META.subscriptionId]: id };
   const feed = await getTaskFeed(deps.sql).catch((error) => {
     release();

@@ -1,6 +1,7 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
 import type { RouteRow } from "../../../db/queries/routes";
 import { validateArguments, validateInputResponse } from "../../tasks";
+import { whileWaiting } from "../credential-limits";
 import { missingInputCapabilities } from "../input-capabilities";
 import { isRecord } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
@@ -33,6 +34,23 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   // Arguments are checked before any preflight round: nobody is asked to approve a call that cannot run.
   const checked = validateArguments(route.tool_name, route.input_schema, args);
   if (!checked.ok) return { resultType: "complete", content: [{ type: "text", text: checked.message }], isError: true };
+  const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
+  // An ordinary call holds the request until its run answers: one of the credential's wait slots
+  // (credential-limits.ts; 429 when full). Taken before a requestState is redeemed (single use), so
+  // a refused retry may present it again, and before any run starts or any answer is written.
+  if (asTask && params.requestState === undefined) return answerCall(deps, call, route, args, params, envelope, asTask);
+  return whileWaiting(deps, call, () => answerCall(deps, call, route, args, params, envelope, asTask));
+}
+
+async function answerCall(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  args: Record<string, unknown>,
+  params: Record<string, unknown>,
+  envelope: ModernEnvelope,
+  asTask: boolean,
+) {
   const binding: StateCall = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool: route.tool_name, args };
   // A presented requestState is redeemed once, here (single use), and says which round it answers:
   // an ordinary call's run-bound round (claim `r`), or a preflight round.
@@ -42,7 +60,6 @@ export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<str
   const answeredInputs = await collectPreflight(deps, params, binding, preflight, state);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
-  const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
   const idempotencyKey = readIdempotencyKey(params);
   if (!asTask)
     return startOrdinaryCall(deps, call, route, args, envelope, { answeredInputs: answeredInputs.answers, idempotencyKey });

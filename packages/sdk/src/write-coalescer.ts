@@ -46,7 +46,7 @@ export function createCoalescer<I, O>(options: {
         const batch = takeBatch();
         try {
           const results = await options.flush(batch.map((entry) => entry.item));
-          batch.forEach((entry, index) => entry.resolve(results[index] as O));
+          for (const [index, entry] of batch.entries()) entry.resolve(results[index] as O);
         } catch (error) {
           for (const entry of batch) entry.reject(error);
         }

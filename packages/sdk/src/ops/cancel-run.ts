@@ -2,22 +2,40 @@ import type { SqlHandle } from "../../../../db/client";
 import { CHANNELS } from "../channels";
 import type { RunStatus } from "../states";
 import { TERMINAL_STATUSES_SQL } from "../states";
+import { requireTenantId } from "./require-tenant";
 
 export type CancelResult =
   | { outcome: "cancelled" }
   | { outcome: "already_terminal"; status: RunStatus }
   | { outcome: "not_found" };
 
+export type CancelRunParams = { runId: string; reason?: string; actor?: string };
+
 /**
- * Cancels a run in any non-terminal state, at once and durably: the run is `cancelled` when this
- * returns (both protocol eras answer after it). A worker running it gets a NOTIFY and aborts
- * `ctx.signal`; its later checkpoints and completion are refused by the lease guard.
- * `tenantId`, when given, scopes the lookup so another tenant's run answers as not found.
+ * Cancels a run of `tenantId` in any non-terminal state, at once and durably: the run is
+ * `cancelled` when this returns (both protocol eras answer after it). A worker running it gets a
+ * NOTIFY and aborts `ctx.signal`; its later checkpoints and completion are refused by the lease
+ * guard. Another tenant's run answers `not_found`, exactly like an unknown one. A missing tenant is
+ * refused before any query (require-tenant.ts): what MCP, the console and the HTTP API call.
  */
-export async function cancelRun(
-  sql: SqlHandle,
-  params: { runId: string; tenantId?: string; reason?: string; actor?: string },
-): Promise<CancelResult> {
+export async function cancelRunForTenant(sql: SqlHandle, params: CancelRunParams & { tenantId: string }): Promise<CancelResult> {
+  requireTenantId(params.tenantId, "cancelRunForTenant");
+  return cancelWhere(sql, params, params.tenantId);
+}
+
+/** cancelRunForTenant for a run of any tenant: the CLI's admin commands and tenant-less engine internals only. */
+export async function cancelRunAsAdmin(sql: SqlHandle, params: CancelRunParams): Promise<CancelResult> {
+  return cancelWhere(sql, params, null);
+}
+
+/** @deprecated The optional-tenant form (security review L10: no tenant meant every tenant); use cancelRunForTenant or cancelRunAsAdmin. */
+export async function cancelRun(sql: SqlHandle, params: CancelRunParams & { tenantId?: string }): Promise<CancelResult> {
+  const { tenantId, ...rest } = params;
+  return tenantId === undefined ? cancelRunAsAdmin(sql, rest) : cancelRunForTenant(sql, { ...rest, tenantId });
+}
+
+/** The one statement of both forms; `tenantId` null only through cancelRunAsAdmin. */
+async function cancelWhere(sql: SqlHandle, params: CancelRunParams, tenantId: string | null): Promise<CancelResult> {
   const rows = await sql.unsafe<{ cancelled: boolean; status: RunStatus }[]>(
     `WITH target AS (
        SELECT id, status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE
@@ -33,7 +51,7 @@ export async function cancelRun(
        SELECT pg_notify('${CHANNELS.task}', id::text), pg_notify('${CHANNELS.cancel}', id::text) FROM cancelled
      )
      SELECT EXISTS (SELECT 1 FROM cancelled) AS cancelled, target.status, (SELECT count(*) FROM notified) AS n FROM target`,
-    [params.runId, params.tenantId ?? null, params.reason ?? "Cancelled", params.actor ?? null],
+    [params.runId, tenantId, params.reason ?? "Cancelled", params.actor ?? null],
   );
   const row = rows[0];
   if (!row) return { outcome: "not_found" };

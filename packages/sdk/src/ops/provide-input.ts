@@ -6,25 +6,55 @@ import { encodeJson } from "../json-value";
 import { DEFAULT_LIMITS } from "../limits";
 import { isTerminal, type RunStatus } from "../states";
 import type { InputResponse } from "../workflow";
+import { requireTenantId } from "./require-tenant";
 
 export type ProvideInputResult = { found: boolean; accepted: string[]; resumed: boolean };
 
+export type ProvideInputParams = {
+  runId: string;
+  responses: Record<string, InputResponse>;
+  actor: string;
+  maxAnswerBytes?: number;
+};
+
 /**
- * THE way to answer input requests — MCP `tasks/update`, legacy elicitation responses and the
- * operator's form all call this. Unknown or already-answered keys are ignored (first answer wins);
- * when the last outstanding request is answered the run is queued again. An answer over
- * `maxAnswerBytes` (limits.ts) is refused before anything is written.
+ * THE way to answer input requests of a run of `tenantId` — MCP `tasks/update`, legacy
+ * elicitation responses and the operator's form all call this. Unknown or already-answered keys are
+ * ignored (first answer wins); when the last outstanding request is answered the run is queued
+ * again. An answer over `maxAnswerBytes` (limits.ts) is refused before anything is written. Another
+ * tenant's run answers `{ found: false }`, exactly like an unknown one; a missing tenant is refused
+ * before any query (require-tenant.ts).
  */
+export async function provideInputForTenant(
+  sql: SqlHandle,
+  params: ProvideInputParams & { tenantId: string },
+): Promise<ProvideInputResult> {
+  requireTenantId(params.tenantId, "provideInputForTenant");
+  return provideWhere(sql, params, params.tenantId);
+}
+
+/** provideInputForTenant for a run of any tenant: the CLI's admin commands and tenant-less engine internals only. */
+export async function provideInputAsAdmin(sql: SqlHandle, params: ProvideInputParams): Promise<ProvideInputResult> {
+  return provideWhere(sql, params, null);
+}
+
+/** @deprecated The optional-tenant form (security review L10: no tenant meant every tenant); use provideInputForTenant or provideInputAsAdmin. */
 export async function provideInput(
   sql: SqlHandle,
-  params: { runId: string; tenantId?: string; responses: Record<string, InputResponse>; actor: string; maxAnswerBytes?: number },
+  params: ProvideInputParams & { tenantId?: string },
 ): Promise<ProvideInputResult> {
+  const { tenantId, ...rest } = params;
+  return tenantId === undefined ? provideInputAsAdmin(sql, rest) : provideInputForTenant(sql, { ...rest, tenantId });
+}
+
+/** The one transaction of both forms; `tenantId` null only through provideInputAsAdmin. */
+async function provideWhere(sql: SqlHandle, params: ProvideInputParams, tenantId: string | null): Promise<ProvideInputResult> {
   const maxBytes = params.maxAnswerBytes ?? DEFAULT_LIMITS.inputAnswerBytes;
   for (const [key, response] of Object.entries(params.responses)) encodeJson(response, `the answer to input "${key}"`, maxBytes);
   return inTransaction(sql, async (tx) => {
     const target = await tx.unsafe<{ status: RunStatus }[]>(
       "SELECT status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE",
-      [params.runId, params.tenantId ?? null],
+      [params.runId, tenantId],
     );
     const status = target[0]?.status;
     if (!status) return { found: false, accepted: [], resumed: false };

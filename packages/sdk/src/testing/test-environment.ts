@@ -5,8 +5,8 @@ import type postgres from "postgres";
 import { CHANNELS } from "../channels";
 import { silentLogger } from "../logger";
 import { createRun } from "../ops/create-run";
-import { provideInput } from "../ops/provide-input";
-import { sendSignal } from "../ops/send-signal";
+import { provideInputForTenant } from "../ops/provide-input";
+import { sendSignalForTenant } from "../ops/send-signal";
 import type { WaitDetail } from "../ops/types";
 import { isTerminal, type RunStatus } from "../states";
 import { createWorker, type Worker } from "../worker";
@@ -130,12 +130,12 @@ export async function createTestEnvironment(options: TestEnvironmentOptions): Pr
     },
     waitFor,
     async answer(runId, key, response, actor = "test") {
-      const outcome = await provideInput(sql, { runId, tenantId, responses: { [key]: response }, actor });
+      const outcome = await provideInputForTenant(sql, { runId, tenantId, responses: { [key]: response }, actor });
       if (!outcome.found) throw new Error(`no run ${runId}`);
       if (!outcome.accepted.includes(key)) throw new Error(`run ${runId} has no open input request "${key}"`);
     },
     async signal(runId, name, payload) {
-      if (!(await sendSignal(sql, { runId, tenantId, name, payload })))
+      if (!(await sendSignalForTenant(sql, { runId, tenantId, name, payload })))
         throw new Error(`run ${runId} cannot take signals (finished or unknown)`);
     },
     async advanceTimers(runId) {
