@@ -1,5 +1,5 @@
 import type { SqlHandle } from "../client";
-import { jsonParam } from "../sql";
+import { jsonParam, PREPARED } from "../sql";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 
@@ -122,6 +122,7 @@ export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName
   const rows = await sql.unsafe<RouteRow[]>(
     `SELECT ${COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
     [tenantId, toolName],
+    PREPARED, // every tools/call runs this: parse and plan once per connection
   );
   const route = rows[0];
   return route && !route.disabled_at ? route : undefined;

@@ -8,12 +8,39 @@ import { takeTaskCreation } from "./credential-limits";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 
-/** Shared by both protocol legs: which route a tool name means for this tenant, and how it runs. */
-export async function resolveTool(deps: McpDeps, principal: Principal, name: unknown): Promise<RouteRow> {
+/**
+ * Shared by both protocol legs: which route a tool name means for this tenant, and how it runs.
+ * With the call at hand, the credential's active-task count is read at the same time, on another
+ * pooled connection (startTask consumes it), so a task-creating call waits for one round trip where
+ * it waited for two.
+ */
+export async function resolveTool(deps: McpDeps, principal: Principal, name: unknown, call?: McpCall): Promise<RouteRow> {
   if (typeof name !== "string" || name.length === 0) throw new McpError(RPC.invalidParams, "params.name must be a tool name");
+  if (call) prefetchActiveTaskCap(deps, call);
   const route = await findActiveRoute(deps.sql, principal.tenantId, name);
   if (!route) throw new McpError(RPC.invalidParams, `Unknown tool: ${name}`);
   return route;
+}
+
+const capChecks = new WeakMap<McpCall, Promise<boolean>>();
+
+function checkActiveTaskCap(deps: McpDeps, call: McpCall): Promise<boolean> {
+  return atActiveTaskCap(deps.sql, call.principal.keyId, deps.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY);
+}
+
+function prefetchActiveTaskCap(deps: McpDeps, call: McpCall) {
+  const check = checkActiveTaskCap(deps, call);
+  // Not yet awaited (the call may end before it creates anything): no unhandled rejection meanwhile;
+  // startTask awaits the original promise and sees its error.
+  check.catch(() => {});
+  capChecks.set(call, check);
+}
+
+/** The prefetched count, used once (a second task of the same request counts afresh), or a new read. */
+function takeActiveTaskCap(deps: McpDeps, call: McpCall): Promise<boolean> {
+  const prefetched = capChecks.get(call);
+  capChecks.delete(call);
+  return prefetched ?? checkActiveTaskCap(deps, call);
 }
 
 /** Where a caller puts its idempotency key on tools/call (docs/architecture.md, "Idempotent creation"). */
@@ -76,7 +103,7 @@ export async function startTask(
   },
 ): Promise<StartedTask> {
   const cap = deps.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY;
-  if (await atActiveTaskCap(deps.sql, call.principal.keyId, cap)) return { kind: "invalid", result: activeTaskCapResult(cap) };
+  if (await takeActiveTaskCap(deps, call)) return { kind: "invalid", result: activeTaskCapResult(cap) };
   // The creation rate (a token per task, credential-limits.ts) is spent only by calls the cap let through.
   const overRate = takeTaskCreation(deps, call);
   if (overRate) return { kind: "invalid", result: overRate };

@@ -28,7 +28,7 @@ const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-respon
  * inline, on the call's own SSE stream; every other client waits for the result as JSON.
  */
 export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, params: Record<string, unknown>, version: string) {
-  const route = await resolveTool(deps, call.principal, params.name);
+  const route = await resolveTool(deps, call.principal, params.name, call);
   const task = versionHasTasks(version) ? params.task : undefined;
   if (task !== undefined && !isRecord(task)) throw new McpError(RPC.invalidParams, "params.task must be an object");
   const asTask = task !== undefined;

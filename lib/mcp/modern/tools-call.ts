@@ -27,7 +27,7 @@ import { routeInputMethods } from "./route-input-needs";
  * -32021 before anything runs, and `requiredCapabilities` lists only what is actually missing.
  */
 export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
-  const route = await resolveTool(deps, call.principal, params.name);
+  const route = await resolveTool(deps, call.principal, params.name, call);
   const args = readArguments(params);
   await refuseMissingCapabilities(deps, route, envelope);
 
