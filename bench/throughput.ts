@@ -1,170 +1,19 @@
-// (1) Durable one-step workflows/s end to end: Runifold (1 and 2 worker processes) vs graphile-worker
-// 0.17 no-op jobs/s vs DBOS Transact one-step workflows/s, same server, separate databases, same
-// producer shape (P parallel loops, one create per round trip) and the same per-process concurrency.
-import { DBOSClient } from "@dbos-inc/dbos-sdk";
-import { createRun } from "@runifold/sdk";
-import { makeWorkerUtils, runMigrations } from "graphile-worker";
-import postgres from "postgres";
-import { migrate } from "../db/migrate";
-import { type BenchContext, TENANT } from "./lib/context";
-import { recreateDatabase } from "./lib/pg";
-import { type Child, inParallel, spawnTs, stopAll, waitFor } from "./lib/procs";
-import { round, sleep } from "./lib/stats";
+// (1) Durable workflows/s end to end: Runifold one-step, 10-step and fan-in workflows vs graphile-worker
+// 0.17 no-op jobs (default config and with its batching on) vs DBOS Transact, plus a scaling curve over
+// 1, 2 and 4 worker processes. The measurements themselves are in bench/throughput-systems.ts.
+import os from "node:os";
+import type { BenchContext } from "./lib/context";
+import { round } from "./lib/stats";
+import { MULTI_STEPS } from "./procs/workflows";
+import {
+  dbosDirectThroughput,
+  dbosQueueThroughput,
+  graphileThroughput,
+  type Measured,
+  runifoldThroughput,
+} from "./throughput-systems";
 
-type Measured = { perSecond: number; count: number; ms: number };
-
-/** Times `produce` plus the drain: from the first create to the moment `done()` holds. */
-async function timeRun(count: number, produce: () => Promise<void>, done: () => Promise<boolean>): Promise<Measured> {
-  const started = performance.now();
-  await produce();
-  await waitFor(done, 180_000, "all runs to complete", 10);
-  const ms = performance.now() - started;
-  return { perSecond: round((count * 1000) / ms, 1), count, ms: round(ms, 1) };
-}
-
-async function waitReady(children: Child[]) {
-  for (const child of children) await waitFor(() => child.output().includes("READY"), 60_000, "worker READY");
-}
-
-export async function runifoldThroughput(
-  ctx: BenchContext,
-  procs: number,
-  count: number,
-): Promise<Measured & { transitionsPerRun: number; commitsPerRun: number }> {
-  const url = await recreateDatabase(ctx.adminUrl, "bench_engine");
-  const sql = postgres(url, { max: ctx.producers, onnotice: () => {} });
-  try {
-    await migrate(sql);
-    await sql`INSERT INTO tenants (id, slug, name) VALUES (${TENANT}, 'bench', 'Bench')`;
-    const env = {
-      DATABASE_URL: url,
-      RUNIFOLD_WORKER_CONCURRENCY: String(ctx.concurrency),
-      RUNIFOLD_POLL_MS: "1000",
-      RUNIFOLD_LEASE_MS: "30000",
-    };
-    const workers = Array.from({ length: procs }, () => spawnTs("bench/procs/engine-worker.ts", env));
-    try {
-      await waitFor(
-        async () => Number((await sql`SELECT count(*) AS n FROM worker_registrations WHERE stopped_at IS NULL`)[0]?.n) === procs,
-        60_000,
-        "workers registered",
-      );
-      const create = () =>
-        createRun(sql, { tenantId: TENANT, workflowName: "bench-noop", workflowVersion: 1, input: {} }).then(() => {});
-      const completed = async () => Number((await sql`SELECT count(*) AS n FROM runs WHERE status = 'completed'`)[0]?.n);
-      await inParallel(50, ctx.producers, create); // warm-up: connections, plans, JIT
-      await waitFor(async () => (await completed()) === 50, 60_000, "warm-up");
-      const commits = async () =>
-        Number((await sql`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0]?.xact_commit);
-      const before = await commits();
-      const measured = await timeRun(
-        count,
-        () => inParallel(count, ctx.producers, create),
-        async () => (await completed()) === count + 50,
-      );
-      await sleep(1_100); // backends flush their statistics about once a second
-      const commitsPerRun = round(((await commits()) - before) / count, 2);
-      const failed = Number((await sql`SELECT count(*) AS n FROM runs WHERE status <> 'completed'`)[0]?.n);
-      if (failed > 0) throw new Error(`${failed} bench runs did not complete`);
-      // Durable write transactions per run: create, claim (lease), step checkpoint, terminal.
-      return { ...measured, transitionsPerRun: 4, commitsPerRun };
-    } finally {
-      await stopAll(workers);
-    }
-  } finally {
-    await sql.end();
-  }
-}
-
-export async function graphileThroughput(ctx: BenchContext, procs: number, count: number): Promise<Measured> {
-  const url = await recreateDatabase(ctx.adminUrl, "bench_graphile");
-  await runMigrations({ connectionString: url });
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  const utils = await makeWorkerUtils({ connectionString: url, maxPoolSize: ctx.producers });
-  const workers = Array.from({ length: procs }, () =>
-    spawnTs("bench/procs/graphile-worker.ts", { DATABASE_URL: url, BENCH_CONCURRENCY: String(ctx.concurrency) }),
-  );
-  try {
-    await waitReady(workers);
-    const add = () => utils.addJob("noop", {}).then(() => {});
-    const remaining = async () => Number((await sql`SELECT count(*) AS n FROM graphile_worker._private_jobs`)[0]?.n);
-    await inParallel(50, ctx.producers, add);
-    await waitFor(async () => (await remaining()) === 0, 60_000, "warm-up");
-    return await timeRun(
-      count,
-      () => inParallel(count, ctx.producers, add),
-      async () => (await remaining()) === 0,
-    );
-  } finally {
-    await stopAll(workers);
-    await utils.release();
-    await sql.end();
-  }
-}
-
-export async function dbosQueueThroughput(ctx: BenchContext, procs: number, count: number): Promise<Measured> {
-  const url = await recreateDatabase(ctx.adminUrl, "bench_dbos");
-  const env = { DATABASE_URL: url, BENCH_MODE: "queue", BENCH_CONCURRENCY: String(ctx.concurrency) };
-  const workers: Child[] = [];
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  let client: DBOSClient | undefined;
-  try {
-    // One at a time: the first launch creates DBOS's schema.
-    for (let i = 0; i < procs; i++) {
-      workers.push(spawnTs("bench/procs/dbos-worker.ts", env));
-      await waitReady(workers);
-    }
-    client = await DBOSClient.create({
-      systemDatabaseUrl: url,
-      systemDatabasePoolSize: ctx.producers,
-      applicationName: "runifold-bench",
-    });
-    const enqueue = () => (client as DBOSClient).enqueue({ queueName: "bench", workflowName: "benchNoop" }).then(() => {});
-    const succeeded = async () =>
-      Number((await sql`SELECT count(*) AS n FROM dbos.workflow_status WHERE status = 'SUCCESS'`)[0]?.n);
-    await inParallel(50, ctx.producers, enqueue);
-    await waitFor(async () => (await succeeded()) === 50, 60_000, "warm-up");
-    return await timeRun(
-      count,
-      () => inParallel(count, ctx.producers, enqueue),
-      async () => (await succeeded()) === count + 50,
-    );
-  } finally {
-    await client?.destroy();
-    await stopAll(workers);
-    await sql.end();
-  }
-}
-
-/** DBOS's own fastest path: each process starts and awaits its workflows in-process (no queue, no claim). */
-export async function dbosDirectThroughput(ctx: BenchContext, procs: number, count: number): Promise<Measured> {
-  const url = await recreateDatabase(ctx.adminUrl, "bench_dbos");
-  const per = Math.ceil(count / procs);
-  const env = { DATABASE_URL: url, BENCH_MODE: "direct", BENCH_CONCURRENCY: String(ctx.concurrency), BENCH_COUNT: String(per) };
-  const workers: Child[] = [];
-  try {
-    for (let i = 0; i < procs; i++) {
-      workers.push(spawnTs("bench/procs/dbos-worker.ts", env));
-      await waitReady(workers);
-    }
-    await sleep(200);
-    const started = performance.now();
-    for (const worker of workers) worker.kill("SIGUSR2");
-    await waitFor(() => workers.every((w) => /DONE /.test(w.output())), 180_000, "DBOS direct runs");
-    const ms = performance.now() - started;
-    return { perSecond: round((per * procs * 1000) / ms, 1), count: per * procs, ms: round(ms, 1) };
-  } finally {
-    await stopAll(workers);
-  }
-}
-
-type Case = {
-  key: string;
-  figure: string;
-  unit: string;
-  note: string;
-  measure: () => Promise<Measured & { commitsPerRun?: number }>;
-};
+type Case = { key: string; figure: string; unit: string; note: string; measure: () => Promise<Measured> };
 
 /** Median by value of repeated measurements (rounds interleave the systems, so drift hits all alike). */
 function median(values: Measured[]): Measured {
@@ -172,17 +21,25 @@ function median(values: Measured[]): Measured {
   return sorted[Math.floor((sorted.length - 1) / 2)] as Measured;
 }
 
-export async function benchThroughput(
-  ctx: BenchContext,
-): Promise<{ runifold2PerSecond: number; transitionsPerRun: number; connections2: number }> {
-  const count = ctx.quick ? 600 : 5_000;
-  const rounds = ctx.quick ? 1 : 3;
-  const { report } = ctx;
+export type ThroughputSummary = {
+  runifold2PerSecond: number;
+  transitionsPerRun: number;
+  connections2: number;
+  /** Measured commits per one-step run in the 2-worker case (pg_stat_database.xact_commit). */
+  commitsPerRun2: number;
+  /** Cases that failed; bench/run.ts fails the section on them after physical has its input. */
+  failures: string[];
+};
+
+function cases(ctx: BenchContext, count: number): Case[] {
   const systems = (process.env.BENCH_SYSTEMS ?? "runifold,graphile,dbos").split(",");
-  const cases: Case[] = [];
-  for (const procs of [1, 2]) {
+  // The multi-step shapes write ~10× as much per run: a quarter of the runs keeps their time near the others'.
+  const multi = Math.max(50, Math.floor(count / 4));
+  const list: Case[] = [];
+  const scaling = (process.env.BENCH_SCALING ?? "1,2,4").split(",").map(Number);
+  for (const procs of scaling) {
     if (systems.includes("runifold"))
-      cases.push({
+      list.push({
         key: `runifold_${procs}`,
         figure: `throughput.runifold.workers_${procs}`,
         unit: "workflows/s",
@@ -190,72 +47,138 @@ export async function benchThroughput(
         measure: () => runifoldThroughput(ctx, procs, count),
       });
     if (systems.includes("graphile"))
-      cases.push({
+      list.push({
         key: `graphile_${procs}`,
         figure: `throughput.graphile_worker.procs_${procs}`,
         unit: "jobs/s",
-        note: "no-op jobs",
+        note: "no-op jobs, default config",
         measure: () => graphileThroughput(ctx, procs, count),
       });
-    if (systems.includes("dbos")) {
-      cases.push({
-        key: `dbos_queue_${procs}`,
-        figure: `throughput.dbos_queue.procs_${procs}`,
-        unit: "workflows/s",
-        note: "one-step workflows enqueued by a client",
-        measure: () => dbosQueueThroughput(ctx, procs, count),
-      });
-      cases.push({
-        key: `dbos_direct_${procs}`,
-        figure: `throughput.dbos_direct.procs_${procs}`,
-        unit: "workflows/s",
-        note: "one-step workflows started in-process",
-        measure: () => dbosDirectThroughput(ctx, procs, count),
-      });
-    }
   }
+  if (systems.includes("graphile"))
+    list.push({
+      key: "graphile_batched_2",
+      figure: "throughput.graphile_worker_batched.procs_2",
+      unit: "jobs/s",
+      note: "no-op jobs, localQueue 2×concurrency, completeJobBatchDelay 0",
+      measure: () => graphileThroughput(ctx, 2, count, true),
+    });
+  if (systems.includes("runifold")) {
+    list.push({
+      key: "runifold_steps_2",
+      figure: `throughput.runifold.steps_${MULTI_STEPS}.workers_2`,
+      unit: "workflows/s",
+      note: `${MULTI_STEPS} sequential no-op steps per run`,
+      measure: () => runifoldThroughput(ctx, 2, multi, "bench-steps"),
+    });
+    list.push({
+      key: "runifold_fan_in_2",
+      figure: `throughput.runifold.fan_in_${MULTI_STEPS}.workers_2`,
+      unit: "workflows/s",
+      note: `${MULTI_STEPS} no-op steps in Promise.all, then a join step`,
+      measure: () => runifoldThroughput(ctx, 2, multi, "bench-fan-in"),
+    });
+  }
+  // DBOS is context, not a goal, and its first launch per database creates its schema (~20 s a case
+  // here): quick mode leaves it out to stay under 3 minutes; full mode runs queue and direct at 1 and 2.
+  for (const procs of ctx.quick ? [] : [1, 2]) {
+    if (!systems.includes("dbos")) continue;
+    list.push({
+      key: `dbos_queue_${procs}`,
+      figure: `throughput.dbos_queue.procs_${procs}`,
+      unit: "workflows/s",
+      note: "one-step workflows enqueued by a client",
+      measure: () => dbosQueueThroughput(ctx, procs, count),
+    });
+    list.push({
+      key: `dbos_direct_${procs}`,
+      figure: `throughput.dbos_direct.procs_${procs}`,
+      unit: "workflows/s",
+      note: "one-step workflows started in-process",
+      measure: () => dbosDirectThroughput(ctx, procs, count),
+    });
+  }
+  return list;
+}
+
+export async function benchThroughput(ctx: BenchContext): Promise<ThroughputSummary> {
+  const count = ctx.quick ? 600 : 5_000;
+  const rounds = ctx.quick ? 1 : 3;
+  const { report } = ctx;
+  const list = cases(ctx, count);
   const all: Record<string, Measured[]> = {};
+  const failures: string[] = [];
   for (let round_ = 1; round_ <= rounds; round_++) {
-    for (const c of cases) {
-      ctx.log(`throughput round ${round_}/${rounds}: ${c.key}, ${count} runs`);
-      const m = await c.measure();
-      all[c.key] = [...(all[c.key] ?? []), m];
-      ctx.log(`  ${c.key}: ${m.perSecond} ${c.unit}${"commitsPerRun" in m ? ` (${m.commitsPerRun} commits/run)` : ""}`);
+    for (const c of list) {
+      ctx.log(`throughput round ${round_}/${rounds}: ${c.key}`);
+      // One failing system must not cost the others' figures: record it and go on; the section fails at the end.
+      const started = performance.now();
+      try {
+        const m = await c.measure();
+        all[c.key] = [...(all[c.key] ?? []), m];
+        const took = `case ${((performance.now() - started) / 1000).toFixed(1)} s`;
+        ctx.log(`  ${c.key}: ${m.perSecond} ${c.unit}${m.commitsPerRun ? ` (${m.commitsPerRun} commits/run)` : ""}, ${took}`);
+      } catch (error) {
+        failures.push(`${c.key}: ${error instanceof Error ? error.message : String(error)}`);
+        ctx.log(`  ${c.key} FAILED: ${failures.at(-1)}`);
+      }
     }
   }
   const results: Record<string, Measured> = {};
-  for (const c of cases) {
+  for (const c of list) {
     const runs = all[c.key] ?? [];
+    if (runs.length === 0) {
+      report.missing(c.figure, c.unit, "measurement failed (see throughput.failures)");
+      continue;
+    }
     const m = median(runs);
     results[c.key] = m;
+    const commits = m.commitsPerRun ? `, ${m.commitsPerRun} commits/run` : "";
     report.figure(c.figure, m.perSecond, c.unit, {
-      note: `${m.count} ${c.note}; median of ${runs.map((r) => r.perSecond).join(", ")}`,
+      note: `${m.count} ${c.note}; median of ${runs.map((r) => r.perSecond).join(", ")}${commits}`,
     });
   }
-  const ratio = (a?: Measured, b?: Measured) => round((a?.perSecond ?? Number.NaN) / (b?.perSecond || Number.NaN), 2);
-  if (results.runifold_2 && results.graphile_2)
-    report.target("ratio.runifold_2_vs_graphile_worker_2", ratio(results.runifold_2, results.graphile_2), "x", ">=", 0.5);
-  if (results.runifold_2 && results.dbos_queue_2)
-    report.target(
-      "ratio.runifold_2_vs_dbos_queue_2",
-      ratio(results.runifold_2, results.dbos_queue_2),
-      "x",
-      ">=",
-      1.0,
-      "like-for-like: client enqueue, worker processes dequeue",
-    );
-  if (results.runifold_2 && results.dbos_direct_2)
-    report.figure("ratio.runifold_2_vs_dbos_direct_2", ratio(results.runifold_2, results.dbos_direct_2), "x", {
-      note: "DBOS in-process starts: no enqueue, no claim",
-    });
-  if (results.runifold_1 && results.graphile_1)
-    report.figure("ratio.runifold_1_vs_graphile_worker_1", ratio(results.runifold_1, results.graphile_1), "x");
-  if (results.runifold_1 && results.dbos_queue_1)
-    report.figure("ratio.runifold_1_vs_dbos_queue_1", ratio(results.runifold_1, results.dbos_queue_1), "x");
-  report.attach("throughput", all);
+  recordRatios(ctx, results);
+  report.attach("throughput", { rounds: all, failures });
   return {
-    runifold2PerSecond: results.runifold_2?.perSecond ?? 0,
+    failures,
+    runifold2PerSecond: results.runifold_2?.perSecond ?? Number.NaN,
+    commitsPerRun2: results.runifold_2?.commitsPerRun ?? Number.NaN,
     transitionsPerRun: 4,
     connections2: 2 * (Math.min(ctx.concurrency, 8) + 1) + ctx.producers,
   };
+}
+
+function recordRatios(ctx: BenchContext, results: Record<string, Measured>) {
+  const { report } = ctx;
+  const ratio = (a?: Measured, b?: Measured, times = 1) =>
+    round(((a?.perSecond ?? Number.NaN) / (b?.perSecond || Number.NaN)) * times, 2);
+  const r = results;
+  report.goal("ratio.runifold_2_vs_graphile_default_2", ratio(r.runifold_2, r.graphile_2));
+  report.goal("ratio.runifold_2_vs_graphile_batched_2", ratio(r.runifold_2, r.graphile_batched_2));
+  report.goal(
+    "ratio.runifold_10_step_vs_graphile_default_x10",
+    ratio(r.runifold_steps_2, r.graphile_2, MULTI_STEPS),
+    `(${MULTI_STEPS}-step workflows/s × ${MULTI_STEPS}) ÷ graphile jobs/s: a step against a job`,
+  );
+  report.figure("ratio.runifold_fan_in_vs_graphile_default_x10", ratio(r.runifold_fan_in_2, r.graphile_2, MULTI_STEPS), "x", {
+    note: `(fan-in workflows/s × ${MULTI_STEPS}) ÷ graphile jobs/s; the join step not counted`,
+  });
+  report.figure("ratio.runifold_1_vs_graphile_default_1", ratio(r.runifold_1, r.graphile_1), "x");
+  report.figure("ratio.runifold_4_vs_graphile_default_4", ratio(r.runifold_4, r.graphile_4), "x");
+  if (r.dbos_queue_2) report.figure("ratio.runifold_2_vs_dbos_queue_2", ratio(r.runifold_2, r.dbos_queue_2), "x");
+  if (r.dbos_direct_2) report.figure("ratio.runifold_2_vs_dbos_direct_2", ratio(r.runifold_2, r.dbos_direct_2), "x");
+  // The scaling curve: throughput at N processes over 1, next to the cores the processes share.
+  const cpus = os.availableParallelism();
+  report.setting("available_parallelism", cpus);
+  for (const system of ["runifold", "graphile"] as const)
+    for (const procs of [2, 4])
+      report.figure(`scaling.${system}.procs_${procs}_vs_1`, ratio(r[`${system}_${procs}`], r[`${system}_1`]), "x", {
+        note: `${procs} worker processes ÷ 1, on ${cpus} CPUs`,
+      });
+  report.attach("scaling", {
+    availableParallelism: cpus,
+    runifold: Object.fromEntries([1, 2, 4].map((p) => [p, r[`runifold_${p}`]?.perSecond ?? null])),
+    graphile: Object.fromEntries([1, 2, 4].map((p) => [p, r[`graphile_${p}`]?.perSecond ?? null])),
+  });
 }

@@ -1,17 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export type Child = ChildProcess & {
-  /** The last ~100k characters of stdout and stderr, for diagnostics. */
+  /** The last ~100k characters of stdout and stderr, for diagnostics only (never for figures). */
   output: () => string;
-  /** The child's `RESULT <json>` or `FAILED <reason>` line, kept whole however long it is. */
-  resultLine: () => string | undefined;
 };
-
-const RESULT_LINE = /^(RESULT|FAILED) /;
 
 /** `node --import tsx <entry>` as one process (signals reach the process doing the work). */
 export function spawnTs(entry: string, env: Record<string, string>, args: string[] = []): Child {
@@ -25,36 +23,56 @@ export function spawnTs(entry: string, env: Record<string, string>, args: string
     output += chunk;
     if (output.length > 200_000) output = output.slice(-100_000);
   };
-  // A load process prints its figures as one JSON line that can outgrow the diagnostic tail (it did:
-  // the bench then waited 300 s for a RESULT prefix the tail had cut off), so stdout is also read
-  // line by line and the result line kept on its own.
-  let pending = "";
-  let result: string | undefined;
-  child.stdout?.on("data", (chunk: Buffer) => {
-    pending += chunk;
-    for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (RESULT_LINE.test(line)) result = line;
-    }
-    // Lines other than the result are not needed whole: bound what waits for a newline.
-    if (!RESULT_LINE.test(pending) && pending.length > 100_000) pending = "";
-  });
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  return Object.assign(child, { output: () => output, resultLine: () => result });
+  return Object.assign(child, { output: () => output });
 }
 
-export function exited(child: ChildProcess, timeoutMs = 20_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+let resultDir: string | undefined;
+let resultSeq = 0;
+
+/**
+ * A fresh path for one child's result file. Figures travel through files, not stdout: a result line
+ * once outgrew the diagnostic tail and the bench waited 300 s for a prefix that had been cut off.
+ */
+export function resultPath(label: string): string {
+  resultDir ??= mkdtempSync(path.join(os.tmpdir(), "runifold-bench-"));
+  return path.join(resultDir, `${label}-${++resultSeq}.json`);
+}
+
+/** Spawns a child that writes its figures to the file named by BENCH_RESULT_FILE (bench/lib/result-file.ts). */
+export function spawnWithResult(entry: string, env: Record<string, string>, label: string) {
+  const file = resultPath(label);
+  return { child: spawnTs(entry, { ...env, BENCH_RESULT_FILE: file }), file };
+}
+
+/** Reads a result file, or throws saying why there is none (a child that exits without one fails its section). */
+export function readResult<T>(child: Child, file: string, what: string): T {
+  const tail = () => child.output().slice(-2_000);
+  if (!existsSync(file)) throw new Error(`${what} wrote no result (exit ${child.exitCode ?? child.signalCode})\n${tail()}`);
+  const body = JSON.parse(readFileSync(file, "utf8")) as { failed?: string; result?: T };
+  if (body.failed !== undefined) throw new Error(`${what} failed: ${body.failed}\n${tail()}`);
+  return body.result as T;
+}
+
+/** Waits for the child to exit (killing it after timeoutMs), then reads its result file. */
+export async function awaitResult<T>(child: Child, file: string, timeoutMs: number, what: string): Promise<T> {
+  const timedOut = !(await exited(child, timeoutMs));
+  if (timedOut) throw new Error(`${what} did not finish within ${timeoutMs} ms (killed)\n${child.output().slice(-2_000)}`);
+  return readResult<T>(child, file, what);
+}
+
+/** Resolves true when the child exited by itself, false when it had to be killed after timeoutMs. */
+export function exited(child: ChildProcess, timeoutMs = 20_000): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      resolve();
+      resolve(false);
     }, timeoutMs);
     child.once("exit", () => {
       clearTimeout(timer);
-      resolve();
+      resolve(true);
     });
   });
 }

@@ -1,7 +1,19 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { GOALS, goalNamed } from "./goals";
 
-export type Figure = { name: string; value: number; unit: string; target?: string; met?: boolean; note?: string };
+export type Figure = {
+  name: string;
+  value: number | null;
+  unit: string;
+  target?: string;
+  met?: boolean;
+  note?: string;
+  /** True for the figures of bench/lib/goals.ts. */
+  goal?: boolean;
+  /** Set when the figure could not be measured (value null, met false). */
+  missing?: boolean;
+};
 
 /**
  * Collects every figure of one run: each is printed as one line when recorded and the whole run
@@ -19,7 +31,12 @@ export class Report {
   }
 
   figure(name: string, value: number, unit: string, extra: Omit<Figure, "name" | "value" | "unit"> = {}) {
-    const figure = { name, value, unit, ...extra };
+    // A NaN (e.g. a ratio over a failed measurement) is not a value: JSON would silently write null.
+    if (!Number.isFinite(value)) {
+      const why = `not measured: a figure it is computed from is missing or failed${extra.note ? ` (${extra.note})` : ""}`;
+      return this.missing(name, unit, why, extra);
+    }
+    const figure: Figure = { name, value, unit, ...extra };
     this.figures.push(figure);
     const target = extra.target ? `  (target ${extra.target}: ${extra.met ? "met" : "MISSED"})` : "";
     const note = extra.note ? `  [${extra.note}]` : "";
@@ -33,6 +50,29 @@ export class Report {
     return this.figure(name, value, unit, { target: `${op} ${limit}`, met, ...(note ? { note } : {}) });
   }
 
+  /** A figure of the goals table (bench/lib/goals.ts): its target comes from there. */
+  goal(name: string, value: number, note?: string) {
+    const g = goalNamed(name);
+    const met = g.op === "<=" ? value <= g.limit : value >= g.limit;
+    return this.figure(name, value, g.unit, { target: `${g.op} ${g.limit}`, met, goal: true, ...(note ? { note } : {}) });
+  }
+
+  /** Records that a figure could not be measured, so it is visibly absent rather than silently so. */
+  missing(name: string, unit: string, why: string, extra: Omit<Figure, "name" | "value" | "unit"> = {}) {
+    const figure: Figure = { name, value: null, unit, ...extra, met: false, missing: true, note: why };
+    this.figures.push(figure);
+    process.stdout.write(`${name}: MISSING ${unit}${extra.target ? `  (target ${extra.target}: MISSED)` : ""}  [${why}]\n`);
+    return figure;
+  }
+
+  /** Every goal without a figure yet becomes a missing one, naming why (failed or skipped section). */
+  completeGoals(why: (section: string) => string) {
+    for (const g of GOALS) {
+      if (this.figures.some((f) => f.name === g.name)) continue;
+      this.missing(g.name, g.unit, why(g.section), { target: `${g.op} ${g.limit}`, goal: true });
+    }
+  }
+
   attach(key: string, value: unknown) {
     this.detail[key] = value;
   }
@@ -41,10 +81,15 @@ export class Report {
     const dir = path.join(root, "bench", "results");
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, "latest.json");
+    const goals = GOALS.map((g) => {
+      const f = this.figures.find((x) => x.name === g.name);
+      return { ...g, value: f?.value ?? null, met: f?.met ?? false, note: f?.note, missing: !f || f.missing === true };
+    });
     const body = {
       startedAt: this.startedAt,
       finishedAt: new Date().toISOString(),
       settings: this.settings,
+      goals,
       figures: this.figures,
       detail: this.detail,
     };

@@ -1,7 +1,9 @@
 // A DBOS Transact process with a one-step workflow. Modes:
 //   queue  — dequeues `bench` (enqueued by a DBOSClient in the bench process); prints READY.
-//   direct — on SIGUSR2 runs BENCH_COUNT workflows itself, BENCH_CONCURRENCY at a time; prints DONE <ms>.
+//   direct — on SIGUSR2 runs BENCH_COUNT workflows itself, BENCH_CONCURRENCY at a time; writes { ms } to
+//            BENCH_RESULT_FILE (bench/lib/result-file.ts).
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import { writeFailure, writeResult } from "../lib/result-file";
 
 const mode = process.env.BENCH_MODE ?? "queue";
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -40,9 +42,10 @@ process.on("SIGUSR2", () => {
   const loop = async () => {
     for (let i = next++; i < count; i = next++) await workflow();
   };
-  void Promise.all(Array.from({ length: Math.min(concurrency, count) }, loop)).then(() => {
-    process.stdout.write(`DONE ${performance.now() - started}\n`);
-  });
+  void Promise.all(Array.from({ length: Math.min(concurrency, count) }, loop)).then(
+    () => writeResult({ ms: performance.now() - started }),
+    (error: unknown) => writeFailure(error),
+  );
 });
 process.on("SIGTERM", () => {
   void DBOS.shutdown().then(

@@ -1,46 +1,19 @@
-// The load process for bench/mcp-http.ts: a separate Node process on loopback speaking the modern
-// (2026-07-28) wire to the production build. Bounded: fixed request counts and a fixed duration.
-// Prints one line `RESULT <json>`.
+// The sequential load process for bench/mcp-http.ts: a separate Node process on loopback speaking the
+// modern (2026-07-28) wire to the production build: tools/call → CreateTaskResult latency and listen
+// latency, one request at a time, fixed counts. Writes its samples (and the created task IDs, which the
+// tasks/get load reuses) to BENCH_RESULT_FILE; sustained load is bench/procs/http-load.ts (autocannon).
 
-import { cancelRun } from "@runifold/sdk";
+import { cancelRunAsAdmin } from "@runifold/sdk";
 import postgres from "postgres";
+import { writeFailure, writeResult } from "../lib/result-file";
+import { envelope as mkEnvelope } from "./mcp-envelope";
 
 const url = process.env.BENCH_MCP_URL ?? "";
 const token = process.env.BENCH_TOKEN ?? "";
 const creates = Number(process.env.BENCH_CREATES ?? 200);
-const getSeconds = Number(process.env.BENCH_GET_SECONDS ?? 10);
-const getConcurrency = Number(process.env.BENCH_GET_CONCURRENCY ?? 16);
 const listens = Number(process.env.BENCH_LISTENS ?? 50);
-const MAX_GETS = 200_000;
-let nextId = 1;
 
-function envelope(method: string, params: Record<string, unknown>) {
-  const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "runifold-bench", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-        },
-      },
-    }),
-  };
-}
+const envelope = (method: string, params: Record<string, unknown>) => mkEnvelope(token, method, params);
 
 async function call(method: string, params: Record<string, unknown>) {
   const response = await fetch(url, envelope(method, params));
@@ -62,29 +35,6 @@ async function measureCreates() {
     times.push(performance.now() - t0);
   }
   return { times, ids };
-}
-
-async function measureGets(ids: string[]) {
-  const times: number[] = [];
-  let errors = 0;
-  let status5xx = 0;
-  for (let i = 0; i < 200; i++) await call("tasks/get", { taskId: ids[i % ids.length] }); // warm-up
-  const started = performance.now();
-  const deadline = started + getSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: getConcurrency }, async (_, loop) => {
-      for (let i = loop; performance.now() < deadline && times.length < MAX_GETS; i += getConcurrency) {
-        const t0 = performance.now();
-        const response = await fetch(url, envelope("tasks/get", { taskId: ids[i % ids.length] }));
-        const body = (await response.json()) as { result?: { status?: string } };
-        times.push(performance.now() - t0);
-        if (response.status >= 500) status5xx++;
-        if (!body.result?.status) errors++;
-      }
-    }),
-  );
-  const elapsed = performance.now() - started;
-  return { times, perSecond: (times.length * 1000) / elapsed, errors, status5xx, elapsedMs: elapsed };
 }
 
 /** state change (a cancel committed by SQL) → notifications/tasks with the new status at this client. */
@@ -117,7 +67,7 @@ async function measureListen(sql: postgres.Sql) {
         else if (!sawSnapshot) {
           sawSnapshot = true;
           t0 = performance.now();
-          void cancelRun(sql, { runId: taskId, reason: "bench" });
+          void cancelRunAsAdmin(sql, { runId: taskId, reason: "bench" });
         }
       }
     }
@@ -130,13 +80,10 @@ async function measureListen(sql: postgres.Sql) {
 const sql = postgres(process.env.DATABASE_URL ?? "", { max: 2, onnotice: () => {} });
 try {
   const created = await measureCreates();
-  const gets = await measureGets(created.ids);
   const listen = await measureListen(sql);
-  process.stdout.write(
-    `RESULT ${JSON.stringify({ create: created.times, get: { ...gets, times: gets.times }, listen: listen.times })}\n`,
-  );
+  writeResult({ create: created.times, ids: created.ids, listen: listen.times });
 } catch (error) {
-  process.stdout.write(`FAILED ${error instanceof Error ? error.message : String(error)}\n`);
+  writeFailure(error);
   process.exitCode = 1;
 } finally {
   await sql.end();

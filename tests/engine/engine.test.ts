@@ -107,8 +107,11 @@ describe("engine across worker processes", () => {
       // Recovery needs the lease (1.5 s) to lapse, the slow step to run again (4 s) and a worker to
       // start; the bound only limits how long a failure takes on a loaded machine.
       await until(async () => (await statusOf(run.id)) === "completed", 60_000);
+      // The committed step never runs again; the one in flight at the kill runs again at least once.
+      // Not exactly once more: on a loaded machine the survivor's own 1.5 s lease can lapse during the
+      // 4 s step (renewals starved), and the engine then rightly hands the step to a new attempt.
       expect(await stepRuns(run.id, "fast")).toBe(1);
-      expect(await stepRuns(run.id, "slow")).toBe(2);
+      expect(await stepRuns(run.id, "slow")).toBeGreaterThanOrEqual(2);
       expect(await terminalEvents(run.id)).toBe(1);
     } finally {
       victim.kill("SIGKILL");

@@ -1,0 +1,104 @@
+// The issue's goals table in one place: every figure with a goal is recorded under one of these stable
+// names, and a goal whose figure could not be measured is still written (met: false, with the reason),
+// so latest.json and docs/benchmarks.md always show the whole table.
+
+export type Goal = {
+  /** Stable figure name in bench/results/latest.json. */
+  name: string;
+  /** What the figure is, as the docs table states it. */
+  label: string;
+  op: "<=" | ">=";
+  limit: number;
+  unit: string;
+  /** The bench section that measures it (bench/run.ts step name). */
+  section: string;
+};
+
+export const GOALS: readonly Goal[] = [
+  {
+    name: "ratio.runifold_2_vs_graphile_default_2",
+    label: "durable 1-step workflows/s ÷ graphile-worker no-op jobs/s (default config), 2 processes each",
+    op: ">=",
+    limit: 1.2,
+    unit: "x",
+    section: "throughput",
+  },
+  {
+    name: "ratio.runifold_2_vs_graphile_batched_2",
+    label: "the same ÷ graphile-worker with localQueue + batched completion, 2 processes each",
+    op: ">=",
+    limit: 0.8,
+    unit: "x",
+    section: "throughput",
+  },
+  {
+    name: "ratio.runifold_transitions_vs_single_row_commits",
+    label: "transitions/s ÷ single-row commit limit, same connections",
+    op: ">=",
+    limit: 0.5,
+    unit: "x",
+    section: "physical",
+  },
+  {
+    name: "latency.enqueue_to_step_start.p99",
+    label: "enqueue → step start p99",
+    op: "<=",
+    limit: 5,
+    unit: "ms",
+    section: "latency",
+  },
+  {
+    name: "mcp.tools_call_create_task.p50",
+    label: "tools/call → CreateTaskResult p50",
+    op: "<=",
+    limit: 3,
+    unit: "ms",
+    section: "mcp",
+  },
+  {
+    name: "ratio.tasks_get_vs_bare_route",
+    label: "tasks/get req/s ÷ bare Next route (GET /api/mcp) req/s, same server, autocannon",
+    op: ">=",
+    limit: 0.85,
+    unit: "x",
+    section: "mcp",
+  },
+  {
+    name: "mcp.tasks_get.p99",
+    label: "tasks/get p99 under the same load (autocannon, 16 connections)",
+    op: "<=",
+    limit: 25,
+    unit: "ms",
+    section: "mcp",
+  },
+  {
+    name: "ratio.runifold_10_step_vs_graphile_default_x10",
+    label: "10-step workflows/s ÷ graphile-worker jobs/s × 10, 2 processes each",
+    op: ">=",
+    limit: 1.0,
+    unit: "x",
+    section: "throughput",
+  },
+  {
+    name: "scale.list_first_page.p50",
+    label: "task list first page p50 at the scale size (10M full, 100k quick)",
+    op: "<=",
+    limit: 2,
+    unit: "ms",
+    section: "list",
+  },
+  {
+    name: "scale.tasks_get_read.p50",
+    label: "tasks/get read statement (readTaskRecord) p50 at the scale size",
+    op: "<=",
+    limit: 2,
+    unit: "ms",
+    section: "list",
+  },
+];
+
+export function goalNamed(name: string): Goal {
+  const goal = GOALS.find((g) => g.name === name);
+  if (!goal) throw new Error(`no goal named ${name} in bench/lib/goals.ts`);
+  return goal;
+}

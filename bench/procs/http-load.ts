@@ -1,0 +1,49 @@
+// Sustained HTTP load for bench/mcp-http.ts: autocannon (a maintained load generator, used as a library)
+// in its own process, so the load generator's CPU is not the bench's or the server's event loop.
+// BENCH_HTTP_SPEC (JSON): { url, connections, seconds, requests: [{ method, headers, body }], check? }.
+// check "task-status": before and after the load, one fetch of the first request must answer a JSON-RPC
+// result with a task status (autocannon counts status codes only, and a JSON-RPC error is a 200).
+// Writes req/s, latency percentiles, errors and status codes to BENCH_RESULT_FILE.
+import autocannon from "autocannon";
+import { writeFailure, writeResult } from "../lib/result-file";
+import type { HttpRequest } from "./mcp-envelope";
+
+type Spec = { url: string; connections: number; seconds: number; requests: HttpRequest[]; check?: "task-status" };
+
+const spec = JSON.parse(process.env.BENCH_HTTP_SPEC ?? "{}") as Spec;
+
+async function check() {
+  const first = spec.requests[0] as HttpRequest;
+  const response = await fetch(spec.url, first);
+  const body = (await response.json()) as { result?: { status?: string }; error?: { message?: string } };
+  if (!body.result?.status) throw new Error(`tasks/get answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+}
+
+try {
+  if (spec.check === "task-status") await check();
+  // Request methods arrive as plain strings from the parent's JSON; autocannon types them as a union.
+  const requests = spec.requests as autocannon.Request[];
+  const options = { url: spec.url, connections: spec.connections, pipelining: 1, requests };
+  // Warm-up (JIT, pools, prepared statements), not recorded: one second at the same concurrency.
+  await autocannon({ ...options, duration: 1 });
+  const r = await autocannon({ ...options, duration: spec.seconds });
+  if (spec.check === "task-status") await check();
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+  writeResult({
+    perSecond: r.duration > 0 ? r.requests.total / r.duration : Number.NaN,
+    averagePerSecond: r.requests.average,
+    total: r.requests.total,
+    seconds: r.duration,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+    statusCodes,
+  });
+} catch (error) {
+  writeFailure(error);
+  process.exitCode = 1;
+}
