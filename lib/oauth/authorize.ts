@@ -5,7 +5,7 @@ import { mintOpaqueToken, SCOPES, type Scope, tokenDigest } from "../auth";
 import { AppError } from "../errors";
 import { auditOAuth } from "./audit-oauth";
 import type { OAuthConfig } from "./config";
-import { firstRepeatedParameter } from "./read-body";
+import { firstParameterWithNul, firstRepeatedParameter } from "./read-body";
 import { matchRegisteredRedirectUri, redirectHostOf } from "./redirect-uris";
 import { resolveClient } from "./resolve-client";
 import { isCanonicalResource } from "./resource";
@@ -64,6 +64,8 @@ export async function validateAuthorizationRequest(
   const repeated = firstRepeatedParameter(params);
   if (repeated === "client_id" || repeated === "redirect_uri")
     return page("invalid_request", `parameter ${repeated} is repeated`);
+  const nul = firstParameterWithNul(params);
+  if (nul !== undefined) return page("invalid_request", `parameter ${nul.slice(0, 100)} contains U+0000`);
   const clientId = params.get("client_id");
   if (!clientId) return page("invalid_request", "client_id is required");
   const resolved = await resolveClient(sql, config, clientId);

@@ -56,6 +56,14 @@ export function checkClientMetadata(raw: unknown, options: { authMethod: "substi
     return { ok: false, error, description: `${field}: ${issue?.message ?? "invalid"}` };
   }
   const input = parsed.data;
+  // Stored as text and jsonb, which refuse U+0000 and unpaired surrogates (a store error, a 500, otherwise).
+  if (
+    !Object.values(input)
+      .flat()
+      .every((value) => typeof value !== "string" || storableText(value))
+  ) {
+    return invalid("metadata strings must not contain U+0000 or unpaired surrogates");
+  }
   for (const uri of input.redirect_uris) {
     const problem = redirectUriProblem(uri);
     if (problem) return { ok: false, error: "invalid_redirect_uri", description: `${problem}: ${uri.slice(0, 200)}` };
@@ -129,4 +137,11 @@ export function metadataDocumentOf(metadata: ClientMetadata): Record<string, unk
     ...(metadata.softwareId ? { software_id: metadata.softwareId } : {}),
     ...(metadata.softwareVersion ? { software_version: metadata.softwareVersion } : {}),
   };
+}
+
+// In a /u regex, paired surrogates are one code point, so \p{Cs} matches only unpaired halves (as lib/tasks/signal-rules.ts).
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+function storableText(text: string): boolean {
+  return !text.includes("\u0000") && !UNPAIRED_SURROGATE.test(text);
 }

@@ -31,9 +31,10 @@ export async function guardedFetch(url: URL, policy: MetadataDocumentPolicy): Pr
     const address = await untilAborted(resolveCheckedAddress(url, loopbackHost, policy), controller.signal);
     if (typeof address !== "string") return address;
     return await get(url, address, policy.maxBytes, controller.signal);
-  } catch (error) {
+  } catch {
     if (controller.signal.aborted) return { ok: false, reason: `no answer within ${policy.timeoutMs} ms` };
-    return { ok: false, reason: `fetch failed: ${(error as Error).message}` };
+    // Not the error's own text: "connect ECONNREFUSED 10.0.0.5:22" would map the server's network for anyone.
+    return { ok: false, reason: "the document could not be fetched" };
   } finally {
     clearTimeout(timer);
   }

@@ -41,6 +41,8 @@ export async function readForm(request: Request): Promise<FormResult> {
   const form = new URLSearchParams(body.text);
   const repeated = firstRepeatedParameter(form);
   if (repeated) return { ok: false, status: 400, description: `parameter ${repeated} is repeated` };
+  const nul = firstParameterWithNul(form);
+  if (nul !== undefined) return { ok: false, status: 400, description: `parameter ${nul.slice(0, 100)} contains U+0000` };
   return { ok: true, form };
 }
 
@@ -50,5 +52,11 @@ export function firstRepeatedParameter(params: URLSearchParams): string | undefi
     if (seen.has(key)) return key;
     seen.add(key);
   }
+  return undefined;
+}
+
+/** No OAuth parameter may contain U+0000 (RFC 6749 Appendix A); Postgres text cannot hold it either. */
+export function firstParameterWithNul(params: URLSearchParams): string | undefined {
+  for (const [key, value] of params) if (key.includes("\u0000") || value.includes("\u0000")) return key;
   return undefined;
 }

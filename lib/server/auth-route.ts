@@ -29,7 +29,24 @@ export function createAuthRoute(): (request: NextRequest, context: RouteContext)
     }
     if (body.kind === "unreadable")
       return Response.json({ error: "bad_request", message: "Unreadable request body" }, { status: 400 });
+    // No form of these carries U+0000 (raw, %00 or \u0000), and Postgres text cannot store it: a
+    // sign-in with one would fail in the throttle's query, and next-auth puts that error in its URL.
+    // next-auth throws (a 500) on a JSON body that does not parse.
+    const text = Buffer.from(body.bytes).toString("latin1");
+    if (text.includes("\u0000") || /%00|\\u0000/i.test(text) || !parsesAsDeclared(request.headers, body.bytes))
+      return Response.json({ error: "bad_request", message: "Malformed request body" }, { status: 400 });
     const bounded = new NextRequest(request.url, { method: "POST", headers: request.headers, body: body.bytes.slice() });
     return handler(bounded, context);
   };
+}
+
+/** A body next-auth will parse as JSON (its rule: the content type includes application/json) must be JSON. */
+function parsesAsDeclared(headers: Headers, bytes: Uint8Array): boolean {
+  if (!headers.get("content-type")?.includes("application/json")) return true;
+  try {
+    JSON.parse(new TextDecoder().decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
 }
