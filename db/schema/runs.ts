@@ -57,9 +57,11 @@ export const runs = pgTable(
   (t) => [
     // serves: claimRuns (WHERE workflow_key = ANY($served) AND claimable_at <= now() ORDER BY claimable_at)
     index("runs_claim_idx").on(t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
-    // serves: claimRuns' per-tenant pick (WHERE tenant_id = $t AND claimable_at <= now() ORDER BY
-    // claimable_at LIMIT n, filtered by workflow_key), one probe per enabled tenant (fair claiming, M4)
-    index("runs_tenant_claim_idx").on(t.tenantId, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
+    // serves: claimRuns' per-tenant pick (WHERE tenant_id = $t AND workflow_key = $k AND claimable_at
+    // <= now() ORDER BY claimable_at LIMIT n), one probe per enabled tenant and served version (fair
+    // claiming, M4). Every condition is an index condition and the order is the index's, so the plan
+    // stays an ordered index scan even on a young table whose statistics still say it is empty.
+    index("runs_tenant_key_claim_idx").on(t.tenantId, t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
     // serves: claimRuns' count of each tenant's running runs (WHERE tenant_id = $t AND status = 'leased'
     // AND lease_expires_at > now()); partial, so it holds only leased runs (bounded by worker concurrency)
     index("runs_tenant_leased_idx").on(t.tenantId, t.leaseExpiresAt).where(sql`status = 'leased'`),

@@ -81,6 +81,8 @@ export function createWorker(options: WorkerOptions): Worker {
   let filling: Promise<void> | undefined;
   let refill = false;
   let stopping = false;
+  // Whether the next drain should ask the store when the next run becomes claimable (scheduleNextWake).
+  let wakeCheckDue = true;
 
   function fill(): Promise<void> {
     if (filling) {
@@ -112,7 +114,10 @@ export function createWorker(options: WorkerOptions): Worker {
       } while (refill && !stopping);
       // Saturated: the next completion calls fill() again, which reschedules; skipping the query here
       // saves one round trip per NOTIFY while busy.
-      if (!stopping && active.size < concurrency) await scheduleNextWake();
+      if (!stopping && active.size < concurrency && wakeCheckDue) {
+        wakeCheckDue = false;
+        await scheduleNextWake();
+      }
     } catch (error) {
       logger.warn("claim failed; will retry on the next poll", { error: coerceError(error).message });
     }
@@ -134,6 +139,10 @@ export function createWorker(options: WorkerOptions): Worker {
         abort,
       ),
     )
+      .then((end) => {
+        // A parked run (a timer, a backoff) or one handed back may be claimable soon: look again.
+        if (end === "suspended" || end === "abandoned") wakeCheckDue = true;
+      })
       .catch((error) => logger.error("executor crashed", { runId: run.id, error: coerceError(error).message }))
       .finally(() => {
         // Only this attempt's own entry: a later attempt of the same run is never dropped by an earlier one's end.
@@ -143,12 +152,21 @@ export function createWorker(options: WorkerOptions): Worker {
     active.set(run.id, entry);
   }
 
-  /** Timers and lease expiries: sleep exactly until the next run becomes claimable (by the database's clock). */
+  /**
+   * Timers and lease expiries: sleep exactly until the next run becomes claimable (by the database's
+   * clock). Asked after a drain only when something may have moved that instant — this worker parked
+   * or gave back a run, or a poll interval passed (other workers' timers, crashed workers' leases) —
+   * not after every completion: under load that query was the store's largest cost per run.
+   */
   async function scheduleNextWake() {
     const wait = await msUntilNextClaimable(sql, keys);
     if (wakeTimer) clearTimeout(wakeTimer);
     if (wait === undefined) return;
-    if (wait < pollMs) wakeTimer = setTimeout(() => void fill(), Math.max(0, wait) + 5);
+    if (wait < pollMs)
+      wakeTimer = setTimeout(() => {
+        wakeCheckDue = true; // the run after this one may be due soon too
+        void fill();
+      }, Math.max(0, wait) + 5);
   }
 
   return {
@@ -171,7 +189,12 @@ export function createWorker(options: WorkerOptions): Worker {
       stoppers.push(wake.unlisten, cancel.unlisten);
       const sweeps = startSweeps({ sql, logger, intervalMs: Math.max(pollMs, 1_000), strandedAfterMs: options.strandedAfterMs });
       stoppers.push(() => sweeps.stop());
-      timers.push(setInterval(() => void fill(), pollMs));
+      timers.push(
+        setInterval(() => {
+          wakeCheckDue = true;
+          void fill();
+        }, pollMs),
+      );
       timers.push(
         setInterval(() => {
           heartbeatWorker(sql, id).catch((error) => logger.warn("heartbeat failed", { error: coerceError(error).message }));

@@ -14,8 +14,10 @@ export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claim
  * fairly across tenants (M4: one global FIFO let a tenant's backlog starve every other tenant):
  *
  * - `candidates` walks the enabled tenants (a disabled tenant's runs stay queued until it is enabled
- *   again) and takes each one's oldest 4×`limit` claimable runs, one index probe per tenant
- *   (runs_tenant_claim_idx); no row is locked yet, so the window functions never meet the lock.
+ *   again) and takes each one's oldest 4×`limit` claimable runs, one ordered index probe per tenant
+ *   and served version (runs_tenant_key_claim_idx: every condition an index condition, so the plan
+ *   holds even when the table's statistics are stale); no row is locked yet, so the window
+ *   functions never meet the lock.
  *   Four times, not once: workers woken together see the same candidates, and each must still find
  *   `limit` rows the others have not locked.
  * - Each candidate is ranked by how many runs its tenant would then have leased (`share`: running
@@ -24,9 +26,8 @@ export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claim
  *   and a claim of many gives every tenant its oldest run before anyone gets a second. The status
  *   is left to `picked`'s re-check: a status filter here makes the planner trade the ordered index
  *   scan (stops after `limit`) for a bitmap over the tenant's whole backlog.
- * - `picked` looks the candidates up by primary key (`id = ANY(ARRAY(…))`; a plain join hashes every
- *   claimable run) and locks them in rank order with `FOR UPDATE OF r SKIP LOCKED`, stopping at
- *   `limit`: concurrent workers skip each other's rows instead of waiting, and the claimability is
+ * - `picked` looks the candidates up by primary key and locks them in rank order with
+ *   `FOR UPDATE OF r SKIP LOCKED`, stopping at `limit`: concurrent workers skip each other's rows instead of waiting, and the claimability is
  *   re-checked on the row it locks (a run another worker claimed and committed since this
  *   statement's snapshot no longer matches), so no run is claimed twice. Measured on 10k queued runs
  *   of one tenant and 19 small tenants: about 1 ms, index scans only.
@@ -57,17 +58,22 @@ export async function claimRuns(
          FROM tenants tn WHERE tn.disabled_at IS NULL
        ) t
        CROSS JOIN LATERAL (
-         SELECT q.id, q.claimable_at FROM runs q
-         WHERE q.tenant_id = t.id AND q.claimable_at IS NOT NULL AND q.claimable_at <= now()
-           AND q.workflow_key = ANY($1::text[]) AND q.id <> ALL($5::uuid[])
-         ORDER BY q.claimable_at
+         SELECT v.id, v.claimable_at
+         FROM unnest($1::text[]) AS k(workflow_key)
+         CROSS JOIN LATERAL (
+           SELECT q.id, q.claimable_at FROM runs q
+           WHERE q.tenant_id = t.id AND q.workflow_key = k.workflow_key
+             AND q.claimable_at IS NOT NULL AND q.claimable_at <= now() AND q.id <> ALL($5::uuid[])
+           ORDER BY q.claimable_at
+           LIMIT $2 * 4
+         ) v
+         ORDER BY v.claimable_at
          LIMIT $2 * 4
        ) c
      ), picked AS (
-       SELECT r.id, r.status AS claimed_from, r.claimable_at AS claimable_since FROM runs r
-       JOIN candidates k ON k.id = r.id
-       WHERE r.id = ANY(ARRAY(SELECT id FROM candidates))
-         AND r.claimable_at IS NOT NULL AND r.claimable_at <= now()
+       SELECT r.id, r.status AS claimed_from, r.claimable_at AS claimable_since
+       FROM candidates k JOIN runs r ON r.id = k.id
+       WHERE r.claimable_at IS NOT NULL AND r.claimable_at <= now()
          AND r.status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
        ORDER BY k.share, k.claimable_at
        LIMIT $2
@@ -98,13 +104,20 @@ export async function claimRuns(
 /**
  * How long until the next run of these versions becomes claimable (timers, lease expiries), if
  * any — measured by the database's clock, so a skewed worker clock never arms a timer too early
- * or too late.
+ * or too late. One probe of runs_claim_idx (workflow_key, claimable_at) per served version, each
+ * reading from the low end and stopping at its first row (a `min()` over `workflow_key = ANY(…)`
+ * aggregated every leased and queued entry of every version instead: 1.2 ms a call under load).
  */
 export async function msUntilNextClaimable(sql: SqlHandle, workflowKeys: string[]): Promise<number | undefined> {
   if (workflowKeys.length === 0) return undefined;
   const rows = await sql.unsafe<{ ms: number | null }[]>(
-    `SELECT (extract(epoch FROM min(claimable_at) - now()) * 1000)::float8 AS ms
-     FROM runs WHERE workflow_key = ANY($1::text[]) AND claimable_at IS NOT NULL`,
+    `SELECT (extract(epoch FROM min(n.claimable_at) - now()) * 1000)::float8 AS ms
+     FROM unnest($1::text[]) AS k(workflow_key)
+     CROSS JOIN LATERAL (
+       SELECT r.claimable_at FROM runs r
+       WHERE r.workflow_key = k.workflow_key AND r.claimable_at IS NOT NULL
+       ORDER BY r.claimable_at LIMIT 1
+     ) n`,
     [workflowKeys],
     PREPARED,
   );

@@ -6,6 +6,7 @@ import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { captureTraceContext, inSpan } from "../telemetry/spans";
 import { type AnyWorkflow, workflowKey } from "../workflow";
+import { isPool, notifyAfterCommit } from "./notify-after-commit";
 import { type RunRow, runColumns } from "./types";
 
 /** How long an idempotency key returns its run unless the caller says otherwise: one day. */
@@ -47,8 +48,10 @@ export type CreateRunParams = {
 export type CreatedRun = RunRow & { created: boolean };
 
 /**
- * Creates a run in one round trip: the row, its `created` event and the wake-up NOTIFY commit
- * together, so a returned run is already visible to every reader and claimable by any worker.
+ * Creates a run in one round trip: the row and its `created` event commit together, so a returned
+ * run is already visible to every reader and claimable by any worker. The workers' wake-up NOTIFY
+ * follows the commit on a pool (notify-after-commit.ts: a NOTIFY inside would serialise every
+ * create's commit), and is sent at commit inside a caller's transaction.
  * With an idempotency key, the key row is claimed in the same statement (an expired key is taken
  * over); when another run holds it, nothing is written and that run is returned (a second read).
  */
@@ -82,6 +85,7 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
   const idempotency = params.idempotency ? checkedIdempotency(params.idempotency, key) : null;
   const id = randomUUID();
   const traceContext = captureTraceContext();
+  const pool = isPool(sql);
   const rows = await sql.unsafe<RunRow[]>(
     `WITH claimed_key AS (
        INSERT INTO run_idempotency_keys (tenant_id, scope, key, run_id, expires_at)
@@ -105,7 +109,8 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
        SELECT id, 'created', jsonb_strip_nulls(jsonb_build_object('workflow', workflow_key, 'origin', origin, 'idempotencyKey', $16::text))
        FROM created
      )
-     SELECT created.*, pg_notify('${CHANNELS.wake}', created.workflow_key) AS notified FROM created`,
+     SELECT created.*, CASE WHEN $19::boolean THEN pg_notify('${CHANNELS.wake}', created.workflow_key) END AS notified
+     FROM created`,
     [
       id,
       params.tenantId,
@@ -126,11 +131,15 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
       idempotency?.ttlMs ?? null,
       // The creation span's context (tracing on): each attempt's span becomes its child (telemetry/attempt-telemetry.ts).
       traceContext === null ? null : jsonParam(traceContext),
+      !pool,
     ],
     PREPARED,
   );
   const run = rows[0];
-  if (run) return { ...run, created: true };
+  if (run) {
+    if (pool) notifyAfterCommit(sql, CHANNELS.wake, key);
+    return { ...run, created: true };
+  }
   if (!idempotency) throw new Error("run insert returned no row");
   // Another run holds the key. Read it in a new statement: the one above could not see a run that a
   // concurrent creator committed while this insert waited on the key.

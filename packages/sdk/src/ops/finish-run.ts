@@ -3,6 +3,7 @@ import { jsonParam, PREPARED } from "../../../../db/sql";
 import { CHANNELS } from "../channels";
 import type { FailureCause } from "../failure-cause";
 import type { WorkflowResult } from "../workflow";
+import { isPool, notifyAfterCommit } from "./notify-after-commit";
 import type { Lease } from "./types";
 
 export type PublicError = { code: number; message: string; data?: unknown };
@@ -20,10 +21,12 @@ export type RunOutcome =
  * serialisable and within the limits (executor.ts), so only the store can fail here.
  *
  * One NOTIFY per batch, its payload the finished runs' ids separated by spaces (CHANNELS.task: a
- * listener splits it); at most 64 ids, far below NOTIFY's 8000-byte payload limit.
+ * listener splits it); at most 64 ids, far below NOTIFY's 8000-byte payload limit. On a pool it
+ * follows the commit (notify-after-commit.ts); inside a caller's transaction it is sent at commit.
  */
 export async function finishRuns(sql: SqlHandle, items: { lease: Lease; outcome: RunOutcome }[]): Promise<boolean[]> {
   if (items.length === 0) return [];
+  const pool = isPool(sql);
   const rows = await sql.unsafe<{ id: string }[]>(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
@@ -37,7 +40,7 @@ export async function finishRuns(sql: SqlHandle, items: { lease: Lease; outcome:
      ), history AS (
        INSERT INTO run_events (run_id, type, payload) SELECT id, status, payload::jsonb FROM finished
      ), notified AS (
-       SELECT pg_notify('${CHANNELS.task}', string_agg(id::text, ' ')) FROM finished HAVING count(*) > 0
+       SELECT pg_notify('${CHANNELS.task}', string_agg(id::text, ' ')) FROM finished WHERE $8::boolean HAVING count(*) > 0
      )
      SELECT f.id FROM finished f LEFT JOIN notified ON true`,
     [
@@ -48,9 +51,11 @@ export async function finishRuns(sql: SqlHandle, items: { lease: Lease; outcome:
       items.map((i) => (i.outcome.status === "failed" ? i.outcome.error.message : null)),
       items.map((i) => jsonParam(i.outcome.status === "completed" ? { result: i.outcome.result } : { error: i.outcome.error })),
       items.map((i) => (i.outcome.status === "failed" && i.outcome.cause ? jsonParam(i.outcome.cause) : null)),
+      !pool,
     ],
     PREPARED,
   );
+  if (pool && rows.length > 0) notifyAfterCommit(sql, CHANNELS.task, rows.map((row) => row.id).join(" "));
   const finished = new Set(rows.map((row) => row.id));
   return items.map((i) => finished.has(i.lease.runId));
 }
