@@ -155,3 +155,19 @@ test("an oversized body to the unauthenticated sign-in endpoint is refused with 
   expect(normal.status()).not.toBe(413);
   expect(normal.status()).toBeLessThan(500);
 });
+
+test("MCP answers are not gzipped by the server even when the client accepts gzip (no-transform: a zlib stream per small answer costs more than it saves)", async ({
+  request,
+}) => {
+  const response = await request.post("/api/mcp", {
+    headers: { "accept-encoding": "gzip, deflate", "content-type": "application/json", accept: "application/json" },
+    data: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  });
+  // Unauthenticated: a JSON answer all the same, through the same response helper as every MCP answer.
+  expect(response.status()).toBe(401);
+  expect(response.headers()["cache-control"]).toBe("no-store, no-transform");
+  expect(response.headers()["content-encoding"]).toBeUndefined();
+  // Pages still are (the control: the server compresses what may be transformed).
+  const page = await request.get("/login", { headers: { "accept-encoding": "gzip" } });
+  expect(page.headers()["content-encoding"]).toBe("gzip");
+});

@@ -1,8 +1,11 @@
-/** JSON answers of the HTTP API: never cached (every answer is about one caller's tasks, right now). */
+/**
+ * JSON answers of the HTTP API: never cached (every answer is about one caller's tasks, right now),
+ * and never gzipped by the server (`no-transform`; see lib/mcp/json-rpc.ts for why).
+ */
 export function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+    headers: { "content-type": "application/json", "cache-control": "no-store, no-transform", ...headers },
   });
 }
 

@@ -71,7 +71,7 @@ describe("POST /api/v1/tasks/{id}/signals/{name}", { timeout: 60_000 }, () => {
       headers: { "content-type": "application/json" },
     });
     expect(response.status).toBe(202);
-    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("cache-control")).toBe("no-store, no-transform");
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(await response.json()).toEqual({ taskId, signal: "approved", accepted: true });
     expect(await fx.waitForStatus(taskId, fx.tenantA, ["completed", "failed", "cancelled"])).toBe("completed");
