@@ -26,9 +26,6 @@ const nextConfig: NextConfig = {
   // Every build also writes .next/standalone: server.js plus only the node_modules it traced, what the
   // `web` image runs (docs/deploy.md). The rest of .next stays complete, so `next start` still serves it.
   output: "standalone",
-  // The file tracer follows the embedded store's paths into .data/ (the dev and bench clusters' data
-  // files): never copy a database into the image's bundle.
-  outputFileTracingExcludes: { "*": [".data/**", ".tmp*/**", "bench/results/**"] },
   // postgres.js and the engine run only on the Node runtime; keep them out of the bundle graph.
   serverExternalPackages: ["postgres"],
   poweredByHeader: false,

@@ -59,7 +59,9 @@ export function embeddedStatePath(projectRoot: string, name = "pg", dataRoot = d
 }
 
 function defaultDataRoot(projectRoot: string) {
-  return path.join(projectRoot, ".data");
+  // turbopackIgnore: the build's file tracer would otherwise copy the whole data directory (a dev or
+  // bench cluster, gigabytes) into .next/standalone, the image's bundle (database-url.ts does the same).
+  return path.join(/*turbopackIgnore: true*/ projectRoot, ".data");
 }
 
 /** The URL a running `npm start` published, for `npm run worker` and the CLI. */

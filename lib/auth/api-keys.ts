@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { SqlHandle } from "../../db/client";
-import { findApiKeyForAuth, insertApiKey, touchApiKey } from "../../db/queries/api-keys";
+import { type ApiKeyWithTenant, findApiKeyForAuth, insertApiKey, touchApiKey } from "../../db/queries/api-keys";
 
 export const SCOPES = ["mcp", "tasks:read", "tasks:write"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -64,16 +64,31 @@ export async function createApiKey(
   return { keyId, token: `rf_${keyId}_${secret}` };
 }
 
+/** The key id an `rf_<keyId>_<secret>` token names, or undefined for anything else. */
+export function apiKeyIdOf(token: string): string | undefined {
+  return TOKEN_PATTERN.exec(token)?.[1];
+}
+
 /**
  * Resolves a bearer token to a principal, or undefined for anything unusable (malformed, unknown,
  * wrong secret, revoked, expired, disabled tenant) — callers answer all of those identically.
  */
 export async function verifyApiKey(sql: SqlHandle, token: string): Promise<Principal | undefined> {
+  const keyId = apiKeyIdOf(token);
+  const row = keyId ? await findApiKeyForAuth(sql, keyId) : undefined;
+  return principalOfKey(sql, token, row);
+}
+
+/**
+ * The check of verifyApiKey on a key row read by the caller (undefined: no such key), for reads that
+ * fetch the key together with something else in one round trip (lib/tasks readApiKeyWithTask).
+ * Unknown and wrong keys take the same time: the secret is compared against a dummy digest.
+ */
+export function principalOfKey(sql: SqlHandle, token: string, row: ApiKeyWithTenant | undefined): Principal | undefined {
   const match = TOKEN_PATTERN.exec(token);
-  const row = match ? await findApiKeyForAuth(sql, match[1] as string) : undefined;
   const presented = Buffer.from(sha256(match?.[2] ?? ""), "hex");
   const expected = Buffer.from(row?.secret_sha256 ?? DUMMY_DIGEST, "hex");
-  const secretMatches = timingSafeEqual(presented, expected) && row !== undefined;
+  const secretMatches = timingSafeEqual(presented, expected) && row !== undefined && match?.[1] === row.id;
   if (!row || !secretMatches) return undefined;
   if (row.revoked_at || row.tenant_disabled_at) return undefined;
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return undefined;

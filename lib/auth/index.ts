@@ -1,5 +1,5 @@
 export type { Principal, Scope } from "./api-keys";
-export { createApiKey, isScope, SCOPES, verifyApiKey } from "./api-keys";
+export { apiKeyIdOf, createApiKey, isScope, principalOfKey, SCOPES, verifyApiKey } from "./api-keys";
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
 export { authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
 export { clientAddressFrom, parseTrustedProxies, resolveClientAddress } from "./client-address";

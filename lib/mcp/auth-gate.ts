@@ -1,7 +1,8 @@
 import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { isLoopbackRequest, type Principal, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
+import { apiKeyIdOf, isLoopbackRequest, type Principal, principalOfKey, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
+import { readApiKeyWithTask, type TaskRecord } from "../tasks";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {
@@ -22,7 +23,14 @@ export type GateConfig = {
 
 export type GateOAuth = { resource: string; resourceMetadataUrl: string };
 
-export type Authenticated = { principal: Principal; reauthorize: () => Promise<Principal | undefined> };
+/** A task the gate read with the credential (modern tasks/get): `record` undefined = not in the key's tenant. */
+export type PrefetchedTask = { taskId: string; record: TaskRecord | undefined };
+
+export type Authenticated = {
+  principal: Principal;
+  reauthorize: () => Promise<Principal | undefined>;
+  prefetchedTask?: PrefetchedTask;
+};
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 let warnedLoopback = false;
@@ -72,12 +80,26 @@ export async function authenticate(request: Request, config: GateConfig): Promis
   if (header === null && config.insecureLoopbackTenant) return loopbackPrincipal(request, config);
   const token = bearerToken(header);
   const verify = credentialVerifier(config);
-  const principal = token ? await verify(token) : undefined;
+  const taskId = apiKeyIdOf(token) ? polledTaskId(request.headers) : undefined;
+  const read = taskId ? await readApiKeyWithTask(config.sql, { keyId: apiKeyIdOf(token) as string, taskId }) : undefined;
+  const principal = !token ? undefined : taskId ? principalOfKey(config.sql, token, read?.key) : await verify(token);
   if (!principal) {
     if (token) config.logger.warn("mcp authentication failed", { credential: describeCredential(token) });
     return unauthorized(config, header !== null);
   }
-  return { principal, reauthorize: () => verify(token) };
+  const prefetchedTask = taskId ? { taskId, record: read?.task } : undefined;
+  return { principal, reauthorize: () => verify(token), ...(prefetchedTask ? { prefetchedTask } : {}) };
+}
+
+/**
+ * The task a modern `tasks/get` names in its routing headers (2026-07-28 Streamable HTTP: `Mcp-Method`,
+ * and `Mcp-Name` carrying the task id), so an API key and that task are read in one round trip
+ * (readApiKeyWithTask). The body still decides: tasks/get uses the read only for the same id, and
+ * the envelope check refuses a request whose headers and body disagree (-32020).
+ */
+function polledTaskId(headers: Headers): string | undefined {
+  if (headers.get("mcp-method") !== "tasks/get") return undefined;
+  return headers.get("mcp-name") ?? undefined;
 }
 
 /** API keys by their prefix; anything else is an OAuth access token, when OAuth is on. */

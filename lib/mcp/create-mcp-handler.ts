@@ -58,7 +58,7 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
         maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
         limits: deps.limits,
       },
-      { principal: gate.principal, request, signal: request.signal },
+      { principal: gate.principal, request, signal: request.signal, prefetchedTask: gate.prefetchedTask },
     );
   };
 }

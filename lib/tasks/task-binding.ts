@@ -1,6 +1,6 @@
 import type { SqlHandle } from "../../db/client";
 import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
-import { readTaskHandle, type TaskRecord } from "./queries/task-record";
+import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 
 /**
  * The authorization context an MCP task handle is bound to, in BOTH protocol eras: the credential
@@ -26,8 +26,20 @@ export async function readBoundTaskHandle(
   sql: SqlHandle,
   params: TaskBinding & { taskId: string },
 ): Promise<TaskRecord | undefined> {
-  const record = await readTaskHandle(sql, params);
-  if (record && record.createdByKeyId === params.keyId) return record;
+  return bindTaskHandle(sql, params, await readTaskRecord(sql, params));
+}
+
+/**
+ * The binding rule on a record already read (readBoundTaskHandle, or the gate's key-and-task read):
+ * an expired handle, another tenant's or another credential's task all answer like an unknown ID.
+ */
+export function bindTaskHandle(
+  sql: SqlHandle,
+  params: TaskBinding & { taskId: string },
+  record: TaskRecord | undefined,
+): TaskRecord | undefined {
+  if (record && !record.handleExpired && record.tenantId === params.tenantId && record.createdByKeyId === params.keyId)
+    return record;
   // The one place both eras refuse a handle: noted here, off the answer's path (not awaited).
   if (params.lookup)
     noteRefusedLookup(sql, { tenantId: params.tenantId, keyId: params.keyId, taskId: params.taskId, lookup: params.lookup });

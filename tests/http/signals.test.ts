@@ -110,7 +110,7 @@ describe("POST /api/v1/tasks/{id}/signals/{name}", { timeout: 60_000 }, () => {
       status: 404,
       body: '{"error":"not_found","message":"Task not found"}',
       type: "application/json",
-      cache: "no-store",
+      cache: "no-store, no-transform",
     });
     for (const answer of answers) expect(answer).toEqual(answers[0]);
     expect(await fx.signalCount(foreign)).toBe(0);

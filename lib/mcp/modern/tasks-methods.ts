@@ -1,5 +1,5 @@
 import type { InputResponse } from "@runifold/sdk";
-import { answerTaskByHandle, cancelTaskByHandle, readBoundTaskHandle } from "../../tasks";
+import { answerTaskByHandle, bindTaskHandle, cancelTaskByHandle, readBoundTaskHandle } from "../../tasks";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { detailedTask } from "../task-shapes";
@@ -18,12 +18,15 @@ function taskIdOf(params: Record<string, unknown>): string {
 /** tasks/get: an idempotent read carrying result, error or outstanding inputRequests inline. */
 export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
   if (!envelope.declaresTasks) throw missingTasksCapability();
-  const record = await readBoundTaskHandle(deps.sql, {
+  const handle = {
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,
     taskId: taskIdOf(params),
     lookup: { method: "tasks/get", actor: call.principal.actor },
-  });
+  };
+  // Read with the credential already when the headers named this task (auth-gate.ts): one round trip.
+  const prefetched = call.prefetchedTask?.taskId === handle.taskId ? call.prefetchedTask : undefined;
+  const record = prefetched ? bindTaskHandle(deps.sql, handle, prefetched.record) : await readBoundTaskHandle(deps.sql, handle);
   if (!record) throw taskNotFound();
   return { resultType: "complete", ...detailedTask(record, envelope) };
 }
