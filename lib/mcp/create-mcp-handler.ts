@@ -1,9 +1,16 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
+import type { CappedBody } from "../http-api";
 import { authenticate, type GateOAuth } from "./auth-gate";
 import type { CredentialLimits } from "./credential-limits";
 import { handleMcpPost } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
+
+/**
+ * POST /api/mcp. `body`: the request's body when a wrapper read it already (readMcpBody, the same
+ * cap), so it is not read twice; otherwise the handler reads it.
+ */
+export type McpPostHandler = (request: Request, body?: CappedBody) => Promise<Response>;
 
 /** Everything the MCP endpoint needs from its process, passed in: no env reads, no singletons. */
 export type McpHandlerDeps = {
@@ -34,8 +41,8 @@ export type McpHandlerDeps = {
  * route (app/api/mcp/route.ts via lib/server) and the test server (tests/helpers/mcp-server.ts)
  * both bind this one function.
  */
-export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Promise<Response> {
-  return async function handleMcp(request: Request): Promise<Response> {
+export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
+  return async function handleMcp(request: Request, body?: CappedBody): Promise<Response> {
     const sql = deps.sql();
     const gate = await authenticate(request, {
       sql,
@@ -59,6 +66,7 @@ export function createMcpHandler(deps: McpHandlerDeps): (request: Request) => Pr
         limits: deps.limits,
       },
       { principal: gate.principal, request, signal: request.signal, prefetchedTask: gate.prefetchedTask },
+      body,
     );
   };
 }

@@ -1,5 +1,5 @@
 import { coerceError } from "@runifold/sdk";
-import { readCappedBody } from "../http-api";
+import { type CappedBody, readCappedBody } from "../http-api";
 import { isModernMessage } from "./era";
 import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError, validRequestId } from "./json-rpc";
 import { inspectJson, MAX_JSON_DEPTH } from "./json-shape";
@@ -13,19 +13,25 @@ import { InsufficientScope } from "./scopes";
 /** Bodies above this are refused before parsing (413). */
 export const MAX_BODY_BYTES = 1_048_576;
 
+/** Reads a POST body as the handler does: at most MAX_BODY_BYTES, counted as it arrives. */
+export function readMcpBody(request: Request): Promise<CappedBody> {
+  return readCappedBody(request, MAX_BODY_BYTES);
+}
+
 /**
  * POST /api/mcp after authentication: read and parse the body, pick the era, run the leg, and turn
  * every failure into a protocol answer. Nothing internal reaches the client: unexpected errors are
  * logged and answered with a generic -32603.
  */
-export async function handleMcpPost(deps: McpDeps, call: McpCall): Promise<Response> {
+export async function handleMcpPost(deps: McpDeps, call: McpCall, readAlready?: CappedBody): Promise<Response> {
   const contentType = call.request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("application/json")) {
     return jsonResponse(rpcError(null, RPC.invalidRequest, "Content-Type must be application/json"), 415);
   }
   // Read while counting: a chunked body, or one whose Content-Length lies, is cut off at the cap
-  // instead of being buffered whole first (review M3).
-  const read = await readCappedBody(call.request, MAX_BODY_BYTES);
+  // instead of being buffered whole first (review M3). A caller that read it already (under the
+  // same cap: readMcpBody) hands it over.
+  const read = readAlready ?? (await readMcpBody(call.request));
   if (read.kind === "too_large") return tooLarge();
   if (read.kind === "unreadable")
     return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body could not be read"), 400);

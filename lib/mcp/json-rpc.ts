@@ -64,11 +64,25 @@ export function validRequestId(id: unknown): JsonRpcId | null {
  */
 const NO_STORE = "no-store, no-transform";
 
+/** What each JSON answer said, for an observer outside lib/mcp (jsonAnswerOf): no copy of the body to re-read. */
+const answers = new WeakMap<Response, unknown>();
+
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  const response = new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json", "cache-control": NO_STORE, ...headers },
   });
+  answers.set(response, body);
+  return response;
+}
+
+/**
+ * The value a JSON answer of this handler carries (a JSON-RPC response or an array of them), or
+ * undefined for an answer it did not build with jsonResponse (a stream). The metrics wrapper reads
+ * the outcome here instead of cloning and parsing every response (lib/server/mcp-observe.ts).
+ */
+export function jsonAnswerOf(response: Response): unknown {
+  return answers.get(response);
 }
 
 export function errorResponse(id: JsonRpcId | null, error: McpError): Response {

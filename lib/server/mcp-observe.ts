@@ -9,10 +9,12 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { isModernMessage } from "../mcp";
+import type { CappedBody } from "../http-api";
+import { isModernMessage, jsonAnswerOf, MAX_BODY_BYTES, type McpPostHandler, readMcpBody } from "../mcp";
 import { type McpEraLabel, type McpMethodLabel, type McpOutcome, mcpMethodLabel, recordMcpRequest } from "../metrics";
 
-type Handler = (request: Request) => Promise<Response>;
+/** Peeked bodies past this are labelled invalid (the handler answers them 413 without parsing). */
+const PEEK_LIMIT = MAX_BODY_BYTES;
 
 /** What a peek at the body tells: the labels, and the caller's trace context from `params._meta`. */
 type Peek = { era: McpEraLabel; method: McpMethodLabel; tool?: string; trace?: Record<string, string> };
@@ -23,22 +25,23 @@ type Peek = { era: McpEraLabel; method: McpMethodLabel; tool?: string; trace?: R
  */
 const TRACE_META = { traceparent: 256, tracestate: 512, baggage: 8_192 } as const;
 
-/** The MCP handler refuses bodies over 1 MiB unread (413); the peek reads no more than that either. */
-const PEEK_LIMIT = 1_048_576;
-
 /**
  * POST /api/mcp with its metrics and its span, around lib/mcp's handler (which stays unaware of
- * both). A copy of the body is parsed once more for the era, the method and `params._meta.traceparent`
- * (MCP's reserved key for trace context in a message, SEP-414); the span continues that trace, else the
- * active one (Next's own request span, which continued the HTTP `traceparent` header), else the
- * header itself. Runs created under the span store it (runs.trace_context), so a worker's attempt
- * and step spans join the caller's trace. With tracing off every span call is a no-op.
+ * both). The body is read once, here, under the handler's own cap (readMcpBody), peeked for the era,
+ * the method and `params._meta.traceparent` (MCP's reserved key for trace context in a message,
+ * SEP-414), and handed to the handler, which does not read it again; the outcome is read from the
+ * answer the handler built (jsonAnswerOf), not from a copy of the response. (Cloning both streams
+ * and parsing each body twice cost about a tenth of a tasks/get.) The span continues the message's
+ * trace, else the active one (Next's own request span, which continued the HTTP `traceparent`
+ * header), else the header itself. Runs created under the span store it (runs.trace_context), so a
+ * worker's attempt and step spans join the caller's trace. With tracing off every span call is a no-op.
  */
-export function observeMcpRequests(handler: Handler): Handler {
+export function observeMcpRequests(handler: McpPostHandler): (request: Request) => Promise<Response> {
   const tracer = trace.getTracer("runifold-web");
   return async function observedMcp(request: Request): Promise<Response> {
     const started = performance.now();
-    const peek = await peekMessage(request);
+    const body = isJsonRequest(request) ? await readMcpBody(request) : undefined;
+    const peek = peekMessage(request, body);
     const { parent, links } = parentOf(request, peek);
     const attributes: Attributes = { "mcp.method.name": peek.method, "runifold.mcp.era": peek.era };
     if (peek.tool) attributes["gen_ai.tool.name"] = peek.tool;
@@ -46,34 +49,30 @@ export function observeMcpRequests(handler: Handler): Handler {
     const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, links }, parent);
     let response: Response | undefined;
     try {
-      response = await context.with(trace.setSpan(parent, span), () => handler(request));
+      response = await context.with(trace.setSpan(parent, span), () => handler(request, body));
       return response;
     } finally {
       const seconds = (performance.now() - started) / 1000;
-      // Cloned now, before the server starts reading the body; judged after the response is on its way.
-      const judged = response
-        ? outcomeOf(response.status, jsonCopy(response))
-        : Promise.resolve<Judged>({ outcome: "server_error" });
-      void judged.then(({ outcome, errorCode }) => {
-        recordMcpRequest({ era: peek.era, method: peek.method, outcome }, seconds);
-        if (response) span.setAttribute("http.response.status_code", response.status);
-        if (errorCode !== undefined) span.setAttribute("rpc.jsonrpc.error_code", errorCode);
-        if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-        span.end();
-      });
+      const { outcome, errorCode } = response ? outcomeOf(response) : { outcome: "server_error" as const, errorCode: undefined };
+      recordMcpRequest({ era: peek.era, method: peek.method, outcome }, seconds);
+      if (response) span.setAttribute("http.response.status_code", response.status);
+      if (errorCode !== undefined) span.setAttribute("rpc.jsonrpc.error_code", errorCode);
+      if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      span.end();
     }
   };
 }
 
-async function peekMessage(request: Request): Promise<Peek> {
+function isJsonRequest(request: Request): boolean {
+  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
+}
+
+function peekMessage(request: Request, read: CappedBody | undefined): Peek {
   const invalid: Peek = { era: "unknown", method: "invalid" };
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")) return invalid;
-  if (Number(request.headers.get("content-length") ?? "0") > PEEK_LIMIT || !request.body) return invalid;
+  if (read?.kind !== "ok" || read.bytes.byteLength > PEEK_LIMIT) return invalid;
   let body: unknown;
   try {
-    const text = await readCapped(request.clone(), PEEK_LIMIT);
-    if (text === undefined) return invalid;
-    body = JSON.parse(text);
+    body = JSON.parse(Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString("utf8"));
   } catch {
     return invalid;
   }
@@ -98,22 +97,6 @@ async function peekMessage(request: Request): Promise<Peek> {
   return peek;
 }
 
-async function readCapped(request: Request, limit: number): Promise<string | undefined> {
-  const reader = request.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    size += part.value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(part.value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function parentOf(request: Request, peek: Peek): { parent: Context; links: Link[] } {
   const active = context.active();
   const activeSpan = trace.getSpan(active);
@@ -132,36 +115,18 @@ const HEADERS_GETTER = {
 
 type Judged = { outcome: McpOutcome; errorCode?: number };
 
-function jsonCopy(response: Response): Response | undefined {
-  const type = (response.headers.get("content-type") ?? "").toLowerCase();
-  if (!type.startsWith("application/json") || !response.body || response.bodyUsed) return undefined;
-  return response.clone();
-}
-
-async function outcomeOf(status: number, copy: Response | undefined): Promise<Judged> {
-  if (status === 401 || status === 403) {
-    await copy?.body?.cancel();
-    return { outcome: "denied" };
-  }
-  if (status >= 500) {
-    await copy?.body?.cancel();
-    return { outcome: "server_error" };
-  }
-  if (status >= 400) {
-    await copy?.body?.cancel();
-    return { outcome: "client_error" };
-  }
-  if (!copy) return { outcome: "ok" };
-  try {
-    const body: unknown = JSON.parse(await copy.text());
-    const messages = Array.isArray(body) ? body : [body];
-    const failed = messages.find((message) => isObject(message) && isObject(message.error));
-    if (!failed) return { outcome: "ok" };
-    const code = (failed as { error: { code?: unknown } }).error.code;
-    return { outcome: "error", errorCode: typeof code === "number" ? code : undefined };
-  } catch {
-    return { outcome: "ok" };
-  }
+/** The outcome by status, and for a JSON answer by its first JSON-RPC error (streams: ok). */
+function outcomeOf(response: Response): Judged {
+  const status = response.status;
+  if (status === 401 || status === 403) return { outcome: "denied" };
+  if (status >= 500) return { outcome: "server_error" };
+  if (status >= 400) return { outcome: "client_error" };
+  const answer = jsonAnswerOf(response);
+  const messages = Array.isArray(answer) ? answer : [answer];
+  const failed = messages.find((message) => isObject(message) && isObject(message.error));
+  if (!failed) return { outcome: "ok" };
+  const code = (failed as { error: { code?: unknown } }).error.code;
+  return { outcome: "error", errorCode: typeof code === "number" ? code : undefined };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWorker, type Logger, silentLogger, type Worker } from "@runifold/sdk";
 import type postgres from "postgres";
-import { createMcpHandler, createMcpSessionDeleteHandler, createMcpStandaloneStreamHandler } from "../../lib/mcp";
+import {
+  createMcpHandler,
+  createMcpSessionDeleteHandler,
+  createMcpStandaloneStreamHandler,
+  type McpPostHandler,
+} from "../../lib/mcp";
 import { type CorsPolicy, preflight, withCors } from "../../lib/server/cors";
 import { shippedWorkflows } from "../../workflows/demo";
 
@@ -24,7 +29,7 @@ export async function startMcpTestServer(
     /** OAuth on: access tokens for `resource` accepted, 401s name `resourceMetadataUrl` (an OAuthConfig fits). */
     oauth?: { resource: string; resourceMetadataUrl: string };
     /** Wraps the POST handler as the web route does (lib/server's observeMcpRequests: metrics and the request span). */
-    wrap?: (handler: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response>;
+    wrap?: (handler: McpPostHandler) => (request: Request) => Promise<Response>;
     /** The in-process worker's logger (default silent). */
     workerLogger?: Logger;
     /** A shorter life for standalone GET streams (default 10 minutes, lib/mcp/legacy/standalone-stream.ts). */
