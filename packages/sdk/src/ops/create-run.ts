@@ -6,7 +6,7 @@ import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { captureTraceContext, inSpan } from "../telemetry/spans";
 import { type AnyWorkflow, workflowKey } from "../workflow";
-import { isPool, notifyAfterCommit } from "./notify-after-commit";
+import { isPool, notifyAfterCommit, soleWrite } from "./notify-after-commit";
 import { type RunRow, runColumns } from "./types";
 
 /** How long an idempotency key returns its run unless the caller says otherwise: one day. */
@@ -50,8 +50,8 @@ export type CreatedRun = RunRow & { created: boolean };
 /**
  * Creates a run in one round trip: the row and its `created` event commit together, so a returned
  * run is already visible to every reader and claimable by any worker. The workers' wake-up NOTIFY
- * follows the commit on a pool (notify-after-commit.ts: a NOTIFY inside would serialise every
- * create's commit), and is sent at commit inside a caller's transaction.
+ * follows the commit when other creates are in flight on the same pool (notify-after-commit.ts: a
+ * NOTIFY inside each would serialise their commits), and is sent at commit otherwise.
  * With an idempotency key, the key row is claimed in the same statement (an expired key is taken
  * over); when another run holds it, nothing is written and that run is returned (a second read).
  */
@@ -85,9 +85,13 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
   const idempotency = params.idempotency ? checkedIdempotency(params.idempotency, key) : null;
   const id = randomUUID();
   const traceContext = captureTraceContext();
-  const pool = isPool(sql);
-  const rows = await sql.unsafe<RunRow[]>(
-    `WITH claimed_key AS (
+  // Inline NOTIFY inside a caller's transaction, or when this is the pool's only create in flight;
+  // otherwise after the commit, coalesced with the others (notify-after-commit.ts).
+  const write = soleWrite(sql);
+  const later = isPool(sql) && !write.sole;
+  const rows = await sql
+    .unsafe<RunRow[]>(
+      `WITH claimed_key AS (
        INSERT INTO run_idempotency_keys (tenant_id, scope, key, run_id, expires_at)
        SELECT $2, $15, $16, $1, now() + make_interval(secs => $17::float8 / 1000.0) WHERE $16::text IS NOT NULL
        ON CONFLICT (tenant_id, scope, key) DO UPDATE SET run_id = EXCLUDED.run_id, expires_at = EXCLUDED.expires_at, created_at = now()
@@ -111,33 +115,34 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
      )
      SELECT created.*, CASE WHEN $19::boolean THEN pg_notify('${CHANNELS.wake}', created.workflow_key) END AS notified
      FROM created`,
-    [
-      id,
-      params.tenantId,
-      params.routeId ?? null,
-      params.workflowName,
-      params.workflowVersion,
-      key,
-      jsonParam(input),
-      params.createdByKeyId ?? null,
-      params.origin ?? "engine",
-      params.ttlMs ?? null,
-      params.pollIntervalMs ?? 1000,
-      jsonParam(params.answeredInputs ?? {}),
-      params.answeredInputs && Object.keys(params.answeredInputs).length > 0 ? 1 : 0,
-      timeoutMs,
-      idempotency?.scope ?? null,
-      idempotency?.key ?? null,
-      idempotency?.ttlMs ?? null,
-      // The creation span's context (tracing on): each attempt's span becomes its child (telemetry/attempt-telemetry.ts).
-      traceContext === null ? null : jsonParam(traceContext),
-      !pool,
-    ],
-    PREPARED,
-  );
+      [
+        id,
+        params.tenantId,
+        params.routeId ?? null,
+        params.workflowName,
+        params.workflowVersion,
+        key,
+        jsonParam(input),
+        params.createdByKeyId ?? null,
+        params.origin ?? "engine",
+        params.ttlMs ?? null,
+        params.pollIntervalMs ?? 1000,
+        jsonParam(params.answeredInputs ?? {}),
+        params.answeredInputs && Object.keys(params.answeredInputs).length > 0 ? 1 : 0,
+        timeoutMs,
+        idempotency?.scope ?? null,
+        idempotency?.key ?? null,
+        idempotency?.ttlMs ?? null,
+        // The creation span's context (tracing on): each attempt's span becomes its child (telemetry/attempt-telemetry.ts).
+        traceContext === null ? null : jsonParam(traceContext),
+        !later,
+      ],
+      PREPARED,
+    )
+    .finally(write.done);
   const run = rows[0];
   if (run) {
-    if (pool) notifyAfterCommit(sql, CHANNELS.wake, key);
+    if (later) notifyAfterCommit(sql, CHANNELS.wake, key);
     return { ...run, created: true };
   }
   if (!idempotency) throw new Error("run insert returned no row");

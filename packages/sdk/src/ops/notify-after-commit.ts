@@ -20,9 +20,12 @@ import { PREPARED } from "../../../../db/sql";
  *
  * Inside a transaction there is no "after commit" for this module to see, so callers that may run
  * in one (createRun) keep the NOTIFY inline there (`isPool`), where Postgres delivers it at commit.
+ * A write that is its pool's only one in flight keeps it inline too (`soleWrite`): with nothing
+ * beside it there is no commit to serialise against in this process, and the inline NOTIFY reaches
+ * the workers one round trip sooner (enqueue → step start on an idle worker).
  */
 type Pending = { channels: string[]; payloads: string[]; seen: Set<string> };
-type PoolNotifier = { pending: Pending | undefined; busy: boolean };
+type PoolNotifier = { pending: Pending | undefined; busy: boolean; writes: number };
 
 const notifiers = new WeakMap<object, PoolNotifier>();
 
@@ -31,13 +34,29 @@ export function isPool(sql: SqlHandle): boolean {
   return "begin" in sql && typeof sql.begin === "function";
 }
 
-/** Queues one notification on `sql` (a pool); it is sent after the current tick, with any others queued by then. */
-export function notifyAfterCommit(sql: SqlHandle, channel: string, payload: string): void {
+function notifierOf(sql: SqlHandle): PoolNotifier {
   let notifier = notifiers.get(sql);
   if (!notifier) {
-    notifier = { pending: undefined, busy: false };
+    notifier = { pending: undefined, busy: false, writes: 0 };
     notifiers.set(sql, notifier);
   }
+  return notifier;
+}
+
+/**
+ * Marks a notifying write in flight on a pool until `done()`; `sole` says whether it is the only
+ * one (then it may NOTIFY inline). Always false inside a transaction's handle: that is not a pool.
+ */
+export function soleWrite(sql: SqlHandle): { sole: boolean; done(): void } {
+  if (!isPool(sql)) return { sole: false, done: () => {} };
+  const notifier = notifierOf(sql);
+  notifier.writes++;
+  return { sole: notifier.writes === 1, done: () => void notifier.writes-- };
+}
+
+/** Queues one notification on `sql` (a pool); it is sent after the current tick, with any others queued by then. */
+export function notifyAfterCommit(sql: SqlHandle, channel: string, payload: string): void {
+  const notifier = notifierOf(sql);
   notifier.pending ??= { channels: [], payloads: [], seen: new Set() };
   const key = `${channel}\u0000${payload}`;
   if (!notifier.pending.seen.has(key)) {
