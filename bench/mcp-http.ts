@@ -115,7 +115,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
       "mcp-load",
     );
     children.push(load.child);
-    const result = await awaitResult<{ create: number[]; ids: string[]; listen: number[] }>(
+    const result = await awaitResult<{ create: number[]; ids: string[]; listen: number[]; bare: number[] }>(
       load.child,
       load.file,
       300_000,
@@ -126,6 +126,10 @@ export async function benchMcpHttp(ctx: BenchContext) {
     const listen = summary(result.listen);
     r.goal("mcp.tools_call_create_task.p50", create.p50, `${create.n} sequential calls, next start`);
     r.figure("mcp.tools_call_create_task.p99", create.p99, "ms");
+    const bareSequential = summary(result.bare);
+    r.figure("mcp.bare_route.sequential_p50", bareSequential.p50, "ms", {
+      note: `${bareSequential.n} sequential GET /api/mcp (405), same client: the floor under the create latency`,
+    });
     r.figure("listen.state_change_to_notification.p50", listen.p50, "ms", {
       note: `${listen.n} cancels committed by SQL, SSE at the client`,
     });
@@ -164,7 +168,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
       `${round(get.perSecond, 0)} ÷ ${round(bare.perSecond, 0)} req/s`,
     );
     if (getUnexpected > 0) throw new Error(`tasks/get load had ${getUnexpected} errors/timeouts/non-2xx`);
-    r.attach("mcp", { create, listen, bare, get, webPool: 20 });
+    r.attach("mcp", { create, bareSequential, listen, bare, get, webPool: 20 });
   } finally {
     await stopAll(children);
     await sql.end();

@@ -1,7 +1,8 @@
 // The sequential load process for bench/mcp-http.ts: a separate Node process on loopback speaking the
-// modern (2026-07-28) wire to the production build: tools/call → CreateTaskResult latency and listen
-// latency, one request at a time, fixed counts. Writes its samples (and the created task IDs, which the
-// tasks/get load reuses) to BENCH_RESULT_FILE; sustained load is bench/procs/http-load.ts (autocannon).
+// modern (2026-07-28) wire to the production build: tools/call → CreateTaskResult latency (and the
+// bare route's, its floor) and listen latency, one request at a time, fixed counts. Writes its samples
+// (and the created task IDs, which the tasks/get load reuses) to BENCH_RESULT_FILE; sustained load is
+// bench/procs/http-load.ts (autocannon).
 
 import { cancelRunAsAdmin } from "@runifold/sdk";
 import postgres from "postgres";
@@ -77,11 +78,28 @@ async function measureListen(sql: postgres.Sql) {
   return { times };
 }
 
+/**
+ * The floor under the create latency: the same server's bare route (GET /api/mcp, a 405 with no
+ * handler work) requested the same way, one at a time — what Next and the HTTP round trip cost alone.
+ */
+async function measureBareSequential() {
+  const times: number[] = [];
+  for (let i = 0; i < creates + 30; i++) {
+    const t0 = performance.now();
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    if (response.status !== 405) throw new Error(`bare route answered ${response.status}`);
+    if (i >= 30) times.push(performance.now() - t0);
+  }
+  return times;
+}
+
 const sql = postgres(process.env.DATABASE_URL ?? "", { max: 2, onnotice: () => {} });
 try {
+  const bare = await measureBareSequential();
   const created = await measureCreates();
   const listen = await measureListen(sql);
-  writeResult({ create: created.times, ids: created.ids, listen: listen.times });
+  writeResult({ create: created.times, ids: created.ids, listen: listen.times, bare });
 } catch (error) {
   writeFailure(error);
   process.exitCode = 1;
