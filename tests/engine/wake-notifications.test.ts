@@ -31,14 +31,14 @@ async function listen(channel: string) {
 describe("wake-up notifications", () => {
   it("a create on a pool wakes the workers with its workflow key, and the run is visible by then", async () => {
     const seen: boolean[] = [];
-    let created = "";
+    // The notification may arrive before createRun returns (a lone create notifies at its commit):
+    // the listener looks the run up by its workflow, not by the id createRun has yet to hand back.
     const listener = await db.sql.listen(CHANNELS.wake, (payload) => {
       if (payload !== "wake-pool@1") return;
-      void db.sql`SELECT 1 FROM runs WHERE id = ${created}`.then((rows) => seen.push(rows.length === 1));
+      void db.sql`SELECT 1 FROM runs WHERE workflow_key = 'wake-pool@1'`.then((rows) => seen.push(rows.length === 1));
     });
     try {
-      const run = await createRun(db.sql, { tenantId, workflowName: "wake-pool", workflowVersion: 1, input: {} });
-      created = run.id;
+      await createRun(db.sql, { tenantId, workflowName: "wake-pool", workflowVersion: 1, input: {} });
       await waitFor(
         () => seen.length,
         (n) => n > 0,
@@ -47,6 +47,27 @@ describe("wake-up notifications", () => {
       expect(seen).toEqual([true]);
     } finally {
       await listener.unlisten();
+    }
+  });
+
+  it("concurrent creates on one pool notify after their commits, coalesced: fewer notifications than creates", async () => {
+    const wake = await listen(CHANNELS.wake);
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          createRun(db.sql, { tenantId, workflowName: "wake-burst", workflowVersion: 1, input: {} }),
+        ),
+      );
+      await waitFor(
+        () => wake.payloads.filter((p) => p === "wake-burst@1").length,
+        (n) => n > 0,
+        { describe: "a wake-up" },
+      );
+      // The first create is the pool's only one in flight (inline NOTIFY); the rest leave in a few
+      // coalesced statements, each delivering the key once (Postgres folds duplicates in a transaction).
+      expect(wake.payloads.filter((p) => p === "wake-burst@1").length).toBeLessThan(40);
+    } finally {
+      await wake.stop();
     }
   });
 
