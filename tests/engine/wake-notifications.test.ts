@@ -54,7 +54,7 @@ describe("wake-up notifications", () => {
     const wake = await listen(CHANNELS.wake);
     try {
       await Promise.all(
-        Array.from({ length: 20 }, () =>
+        Array.from({ length: 40 }, () =>
           createRun(db.sql, { tenantId, workflowName: "wake-burst", workflowVersion: 1, input: {} }),
         ),
       );
