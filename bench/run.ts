@@ -53,7 +53,7 @@ async function main() {
     report.setting("postgres", { ...env.postgres, server: embedded ? "embedded (bench-pg)" : "BENCH_DATABASE_URL" });
     report.setting("worker_concurrency_per_process", ctx.concurrency);
     report.setting("pools", {
-      runifold_worker: `min(concurrency, 8) + 2 = ${Math.min(ctx.concurrency, 8) + 2} per process (workers/run-worker-process.ts)`,
+      runifold_worker: `min(concurrency, 8) + 2 = ${Math.min(ctx.concurrency, 8) + 2} per process, plus 2 for claims and renewals (packages/sdk/src/runtime/worker-cli.ts)`,
       graphile_worker: `concurrency + 2 = ${ctx.concurrency + 2} per process`,
       dbos: `concurrency + 2 = ${ctx.concurrency + 2} per process`,
       producers: `${ctx.producers} parallel loops on a pool of ${ctx.producers}`,
