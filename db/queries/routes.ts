@@ -50,7 +50,8 @@ export function scheduleOf(route: RouteRow): RouteSchedule | null {
   };
 }
 
-const COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
+/** A route row's columns, for `SELECT … FROM routes` (exported for reads that join a route in: lib/tasks key-and-route). */
+export const ROUTE_COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
   definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at,
   schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused`;
 
@@ -83,7 +84,7 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
      SELECT $1, $2, coalesce(max(revision), 0) + 1, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, CASE WHEN $11 THEN now() END,
             $12, $13::text::jsonb, $14, $15, $16, $17::text::jsonb, $18
      FROM routes WHERE tenant_id = $1 AND tool_name = $2
-     RETURNING ${COLUMNS}`,
+     RETURNING ${ROUTE_COLUMNS}`,
     [
       route.tenantId,
       route.toolName,
@@ -108,11 +109,21 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
   return rows[0] as RouteRow;
 }
 
+/** A route row that travelled as JSON (`to_jsonb`): its timestamps back to Dates. */
+export function routeFromJson(row: Record<string, unknown>): RouteRow {
+  const route = row as unknown as RouteRow & { created_at: string; disabled_at: string | null };
+  return {
+    ...route,
+    created_at: new Date(route.created_at),
+    disabled_at: route.disabled_at === null ? null : new Date(route.disabled_at),
+  };
+}
+
 /** The current revision of every enabled tool of a tenant (the latest revision decides). */
 export async function listActiveRoutes(sql: SqlHandle, tenantId: string): Promise<RouteRow[]> {
   return sql.unsafe<RouteRow[]>(
     `SELECT * FROM (
-       SELECT DISTINCT ON (tool_name) ${COLUMNS} FROM routes WHERE tenant_id = $1 ORDER BY tool_name, revision DESC
+       SELECT DISTINCT ON (tool_name) ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = $1 ORDER BY tool_name, revision DESC
      ) latest WHERE disabled_at IS NULL ORDER BY tool_name`,
     [tenantId],
   );
@@ -120,7 +131,7 @@ export async function listActiveRoutes(sql: SqlHandle, tenantId: string): Promis
 
 export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
   const rows = await sql.unsafe<RouteRow[]>(
-    `SELECT ${COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
+    `SELECT ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
     [tenantId, toolName],
     PREPARED, // every tools/call runs this: parse and plan once per connection
   );
@@ -131,7 +142,7 @@ export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName
 /** The newest revision of a tool, enabled or not. */
 export async function findLatestRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
   const rows = await sql.unsafe<RouteRow[]>(
-    `SELECT ${COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
+    `SELECT ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
     [tenantId, toolName],
   );
   return rows[0];
@@ -140,7 +151,7 @@ export async function findLatestRoute(sql: SqlHandle, tenantId: string, toolName
 /** Every revision (for the CLI and UI), newest first per tool. */
 export async function listRouteRevisions(sql: SqlHandle, tenantId?: string): Promise<(RouteRow & { tenant_slug: string })[]> {
   return sql.unsafe(
-    `SELECT ${COLUMNS.replace(/(^|,\s*)(\w+)/g, "$1r.$2")}, t.slug AS tenant_slug
+    `SELECT ${ROUTE_COLUMNS.replace(/(^|,\s*)(\w+)/g, "$1r.$2")}, t.slug AS tenant_slug
      FROM routes r JOIN tenants t ON t.id = r.tenant_id
      WHERE ($1::uuid IS NULL OR r.tenant_id = $1::uuid)
      ORDER BY t.slug, r.tool_name, r.revision DESC`,

@@ -1,8 +1,9 @@
 import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
+import type { RouteRow } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { apiKeyIdOf, isLoopbackRequest, type Principal, principalOfKey, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
-import { readApiKeyWithTask, type TaskRecord } from "../tasks";
+import { DEFAULT_MAX_ACTIVE_TASKS_PER_KEY, readApiKeyWithRoute, readApiKeyWithTask, type TaskRecord } from "../tasks";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {
@@ -19,6 +20,8 @@ export type GateConfig = {
    * the authorization server. Absent: API keys only, and no challenge sends clients to OAuth.
    */
   oauth?: GateOAuth;
+  /** The cap on a credential's live tasks (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY), for the tools/call read-ahead. */
+  maxActiveTasksPerKey?: number;
 };
 
 export type GateOAuth = { resource: string; resourceMetadataUrl: string };
@@ -26,10 +29,14 @@ export type GateOAuth = { resource: string; resourceMetadataUrl: string };
 /** A task the gate read with the credential (modern tasks/get): `record` undefined = not in the key's tenant. */
 export type PrefetchedTask = { taskId: string; record: TaskRecord | undefined };
 
+/** A tool the gate read with the credential (modern tools/call): its route (undefined = not routed) and the cap check. */
+export type PrefetchedTool = { toolName: string; route: RouteRow | undefined; atCap: boolean };
+
 export type Authenticated = {
   principal: Principal;
   reauthorize: () => Promise<Principal | undefined>;
   prefetchedTask?: PrefetchedTask;
+  prefetchedTool?: PrefetchedTool;
 };
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -80,26 +87,43 @@ export async function authenticate(request: Request, config: GateConfig): Promis
   if (header === null && config.insecureLoopbackTenant) return loopbackPrincipal(request, config);
   const token = bearerToken(header);
   const verify = credentialVerifier(config);
-  const taskId = apiKeyIdOf(token) ? polledTaskId(request.headers) : undefined;
-  const read = taskId ? await readApiKeyWithTask(config.sql, { keyId: apiKeyIdOf(token) as string, taskId }) : undefined;
-  const principal = !token ? undefined : taskId ? principalOfKey(config.sql, token, read?.key) : await verify(token);
+  const keyId = apiKeyIdOf(token);
+  const ahead = keyId ? await readAhead(config, keyId, request.headers) : undefined;
+  const principal = !token ? undefined : ahead ? principalOfKey(config.sql, token, ahead.key) : await verify(token);
   if (!principal) {
     if (token) config.logger.warn("mcp authentication failed", { credential: describeCredential(token) });
     return unauthorized(config, header !== null);
   }
-  const prefetchedTask = taskId ? { taskId, record: read?.task } : undefined;
-  return { principal, reauthorize: () => verify(token), ...(prefetchedTask ? { prefetchedTask } : {}) };
+  return { principal, reauthorize: () => verify(token), ...ahead?.prefetched };
 }
 
+type ReadAhead = {
+  key: Parameters<typeof principalOfKey>[2];
+  prefetched: Pick<Authenticated, "prefetchedTask" | "prefetchedTool">;
+};
+
 /**
- * The task a modern `tasks/get` names in its routing headers (2026-07-28 Streamable HTTP: `Mcp-Method`,
- * and `Mcp-Name` carrying the task id), so an API key and that task are read in one round trip
- * (readApiKeyWithTask). The body still decides: tasks/get uses the read only for the same id, and
- * the envelope check refuses a request whose headers and body disagree (-32020).
+ * What a modern request names in its routing headers (2026-07-28 Streamable HTTP: `Mcp-Method`, and
+ * `Mcp-Name` carrying a tasks/get's task id or a tools/call's tool name), read together with the API
+ * key in one round trip (readApiKeyWithTask, readApiKeyWithRoute); undefined for anything else, which
+ * authenticates as usual. The body still decides: a method uses the read only for the same id or
+ * name, and the envelope check refuses a request whose headers and body disagree (-32020).
  */
-function polledTaskId(headers: Headers): string | undefined {
-  if (headers.get("mcp-method") !== "tasks/get") return undefined;
-  return headers.get("mcp-name") ?? undefined;
+async function readAhead(config: GateConfig, keyId: string, headers: Headers): Promise<ReadAhead | undefined> {
+  const method = headers.get("mcp-method");
+  const name = headers.get("mcp-name");
+  if (!name) return undefined;
+  if (method === "tasks/get") {
+    const read = await readApiKeyWithTask(config.sql, { keyId, taskId: name });
+    return { key: read?.key, prefetched: { prefetchedTask: { taskId: name, record: read?.task } } };
+  }
+  if (method === "tools/call") {
+    const cap = config.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY;
+    const read = await readApiKeyWithRoute(config.sql, { keyId, toolName: name, cap });
+    const prefetchedTool = { toolName: name, route: read?.route, atCap: read?.atCap ?? false };
+    return { key: read?.key, prefetched: { prefetchedTool } };
+  }
+  return undefined;
 }
 
 /** API keys by their prefix; anything else is an OAuth access token, when OAuth is on. */

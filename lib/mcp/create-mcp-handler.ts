@@ -51,6 +51,7 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
       insecureLoopbackTenant: deps.insecureLoopbackTenant,
       host: deps.host,
       oauth: deps.oauth,
+      maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
     }).catch((error) => {
       deps.logger.error("authentication unavailable", { error: (error as Error).message });
       return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
@@ -65,7 +66,13 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
         maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
         limits: deps.limits,
       },
-      { principal: gate.principal, request, signal: request.signal, prefetchedTask: gate.prefetchedTask },
+      {
+        principal: gate.principal,
+        request,
+        signal: request.signal,
+        prefetchedTask: gate.prefetchedTask,
+        prefetchedTool: gate.prefetchedTool,
+      },
       body,
     );
   };

@@ -1,7 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
-import type { PrefetchedTask } from "./auth-gate";
+import type { PrefetchedTask, PrefetchedTool } from "./auth-gate";
 import type { CredentialLimits } from "./credential-limits";
 import type { LegacySession } from "./legacy/session";
 
@@ -25,6 +25,8 @@ export type McpCall = {
   signal: AbortSignal;
   /** A task the auth gate read together with the credential (auth-gate.ts, modern tasks/get). */
   prefetchedTask?: PrefetchedTask;
+  /** A tool's route and the credential's cap check, read together with the credential (modern tools/call). */
+  prefetchedTool?: PrefetchedTool;
   /** The legacy session the request named (Mcp-Session-Id), when it named one; never on the modern leg. */
   session?: LegacySession;
 };

@@ -16,8 +16,11 @@ import type { McpCall, McpDeps } from "./mcp-deps";
  */
 export async function resolveTool(deps: McpDeps, principal: Principal, name: unknown, call?: McpCall): Promise<RouteRow> {
   if (typeof name !== "string" || name.length === 0) throw new McpError(RPC.invalidParams, "params.name must be a tool name");
-  if (call) prefetchActiveTaskCap(deps, call);
-  const route = await findActiveRoute(deps.sql, principal.tenantId, name);
+  // Read with the credential already when the headers named this tool (auth-gate.ts): no round trip here.
+  const ahead = call?.prefetchedTool?.toolName === name ? call.prefetchedTool : undefined;
+  if (call && ahead) capChecks.set(call, Promise.resolve(ahead.atCap));
+  else if (call) prefetchActiveTaskCap(deps, call);
+  const route = ahead ? ahead.route : await findActiveRoute(deps.sql, principal.tenantId, name);
   if (!route) throw new McpError(RPC.invalidParams, `Unknown tool: ${name}`);
   return route;
 }

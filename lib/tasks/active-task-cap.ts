@@ -12,15 +12,16 @@ export const DEFAULT_MAX_ACTIVE_TASKS_PER_KEY = 1_000;
  * and overshoot by their number, which bounds the load just as well without serialising creation.
  */
 export async function atActiveTaskCap(sql: SqlHandle, keyId: string, cap: number): Promise<boolean> {
-  const rows = await sql.unsafe<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM (
-       SELECT 1 FROM runs
-       WHERE created_by_key_id = $1
-         AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
-       LIMIT $2
-     ) live`,
-    [keyId, cap],
-    PREPARED,
-  );
+  const rows = await sql.unsafe<{ n: number }[]>(`SELECT ${liveTasksSql("$1", "$2")} AS n`, [keyId, cap], PREPARED);
   return (rows[0]?.n ?? 0) >= cap;
+}
+
+/** The count above as an SQL expression over a key id and a cap (SQL expressions or parameters). */
+export function liveTasksSql(keyId: string, cap: string): string {
+  return `(SELECT count(*)::int FROM (
+       SELECT 1 FROM runs
+       WHERE created_by_key_id = ${keyId}
+         AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
+       LIMIT ${cap}
+     ) live)`;
 }

@@ -12,6 +12,7 @@ import { modernClient } from "../helpers/modern-client";
  * The modern tasks/get names its task in `Mcp-Name`, so the gate reads the API key and the task in
  * one statement (lib/tasks readApiKeyWithTask) — and the binding rules hold on that read exactly as
  * on the ordinary one: another credential's or tenant's task, and a revoked key, answer as before.
+ * A modern tools/call names its tool there: the key, the route and the live-task count are one read.
  */
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let counted: postgres.Sql;
@@ -47,6 +48,20 @@ describe("modern tasks/get: the key and the task in one read", () => {
     // Without Mcp-Name the gate cannot read ahead: the header check refuses the request instead.
     const noHeader = await client.request("tasks/get", { taskId: created.taskId }, { headers: { "mcp-name": "" } });
     expect(noHeader.body.error?.code).toBe(-32020);
+  });
+
+  it("a task-creating tools/call reads the key, the route and the live-task count in one statement", async () => {
+    const client = modernClient(server.url, { token });
+    await client.result("tools/call", { name: "durable_report", arguments: { report_id: "warm" } });
+    const before = statements;
+    const created = await client.result("tools/call", { name: "durable_report", arguments: { report_id: "two-reads" } });
+    // The gate's read, then the create (its wake-up NOTIFY inside it: the pool's only create in flight).
+    expect(statements - before).toBe(2);
+    expect(created.taskId).toBeTypeOf("string");
+    // A tool the tenant does not route is unknown, read ahead or not.
+    const unknown = await client.request("tools/call", { name: "no_such_tool", arguments: {} });
+    expect(unknown.body.error?.code).toBe(-32602);
+    expect(unknown.body.error?.message).toBe("Unknown tool: no_such_tool");
   });
 
   it("a header naming another task than the body is refused (-32020), and the read-ahead is not used", async () => {

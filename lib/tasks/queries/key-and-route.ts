@@ -1,0 +1,36 @@
+import type postgres from "postgres";
+import type { SqlHandle } from "../../../db/client";
+import type { ApiKeyWithTenant } from "../../../db/queries/api-keys";
+import { ROUTE_COLUMNS, type RouteRow, routeFromJson } from "../../../db/queries/routes";
+import { PREPARED } from "../../../db/sql";
+import { liveTasksSql } from "../active-task-cap";
+
+/**
+ * An API key (with what authorization needs of its tenant), the tool a modern `tools/call` names in
+ * its `Mcp-Name` header as that tenant routes it, and whether the key is at its cap of live tasks —
+ * one round trip where the call made two (the key, then the route beside the count). The route's
+ * tenant comes from the key row in the statement itself; the caller uses the route and the count
+ * only once the key has been verified. `route` is undefined for a tool the tenant does not route
+ * (or has disabled).
+ */
+export async function readApiKeyWithRoute(
+  sql: SqlHandle,
+  params: { keyId: string; toolName: string; cap: number },
+): Promise<{ key: ApiKeyWithTenant; route: RouteRow | undefined; atCap: boolean } | undefined> {
+  const rows = await sql.unsafe<(ApiKeyWithTenant & { route: postgres.Row | null; live_tasks: number })[]>(
+    `SELECT k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at,
+            to_jsonb(route) AS route, ${liveTasksSql("k.id", "$3")} AS live_tasks
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+     LEFT JOIN LATERAL (
+       SELECT ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = k.tenant_id AND tool_name = $2 ORDER BY revision DESC LIMIT 1
+     ) route ON true
+     WHERE k.id = $1`,
+    [params.keyId, params.toolName, params.cap],
+    PREPARED,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { route, live_tasks, ...key } = row;
+  const routed = route ? routeFromJson(route) : undefined;
+  return { key, route: routed && !routed.disabled_at ? routed : undefined, atCap: live_tasks >= params.cap };
+}
