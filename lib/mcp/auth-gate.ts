@@ -1,5 +1,6 @@
 import type { Logger } from "@runifold/sdk";
 import type { SqlHandle } from "../../db/client";
+import type { ApiKeyWithTenant } from "../../db/queries/api-keys";
 import type { RouteRow } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { apiKeyIdOf, isLoopbackRequest, type Principal, principalOfKey, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
@@ -98,7 +99,7 @@ export async function authenticate(request: Request, config: GateConfig): Promis
 }
 
 type ReadAhead = {
-  key: Parameters<typeof principalOfKey>[2];
+  key: ApiKeyWithTenant | undefined;
   prefetched: Pick<Authenticated, "prefetchedTask" | "prefetchedTool">;
 };
 
