@@ -48,10 +48,16 @@ export async function insertApiKey(
   return rows[0] as ApiKeyRow;
 }
 
+/**
+ * An ApiKeyWithTenant's columns over `api_keys k JOIN tenants t` — one definition for the plain key
+ * read below and the reads that fetch a key together with what a request names (lib/tasks key-and-*).
+ */
+export const KEY_WITH_TENANT_COLUMNS =
+  "k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at";
+
 export async function findApiKeyForAuth(sql: SqlHandle, keyId: string): Promise<ApiKeyWithTenant | undefined> {
   const rows = await sql.unsafe<ApiKeyWithTenant[]>(
-    `SELECT k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at
-     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
+    `SELECT ${KEY_WITH_TENANT_COLUMNS} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
     [keyId],
     PREPARED, // every MCP request runs this: parse and plan once per connection
   );

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { SqlHandle } from "../../../db/client";
-import type { ApiKeyWithTenant } from "../../../db/queries/api-keys";
+import { type ApiKeyWithTenant, KEY_WITH_TENANT_COLUMNS } from "../../../db/queries/api-keys";
 import { ROUTE_COLUMNS, type RouteRow, routeFromJson } from "../../../db/queries/routes";
 import { PREPARED } from "../../../db/sql";
 import { liveTasksSql } from "../active-task-cap";
@@ -18,7 +18,7 @@ export async function readApiKeyWithRoute(
   params: { keyId: string; toolName: string; cap: number },
 ): Promise<{ key: ApiKeyWithTenant; route: RouteRow | undefined; atCap: boolean } | undefined> {
   const rows = await sql.unsafe<(ApiKeyWithTenant & { route: postgres.Row | null; live_tasks: number })[]>(
-    `SELECT k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at,
+    `SELECT ${KEY_WITH_TENANT_COLUMNS},
             to_jsonb(route) AS route, ${liveTasksSql("k.id", "$3")} AS live_tasks
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
      LEFT JOIN LATERAL (

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { SqlHandle } from "../../../db/client";
-import type { ApiKeyWithTenant } from "../../../db/queries/api-keys";
+import { type ApiKeyWithTenant, KEY_WITH_TENANT_COLUMNS } from "../../../db/queries/api-keys";
 import { isUuid, PREPARED } from "../../../db/sql";
 import { TASK_RECORD_COLUMNS, type TaskRecord, toTaskRecord } from "./task-record";
 
@@ -18,7 +18,7 @@ export async function readApiKeyWithTask(
 ): Promise<{ key: ApiKeyWithTenant; task: TaskRecord | undefined } | undefined> {
   const taskId = isUuid(params.taskId) ? params.taskId : null;
   const rows = await sql.unsafe<(ApiKeyWithTenant & { task: postgres.Row | null })[]>(
-    `SELECT k.*, t.slug AS tenant_slug, t.max_ttl_ms::float8 AS tenant_max_ttl_ms, t.disabled_at AS tenant_disabled_at,
+    `SELECT ${KEY_WITH_TENANT_COLUMNS},
             to_jsonb(task) AS task
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
      LEFT JOIN LATERAL (
