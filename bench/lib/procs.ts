@@ -13,7 +13,8 @@ export type Child = ChildProcess & {
 
 /** `node --import tsx <entry>` as one process (signals reach the process doing the work). */
 export function spawnTs(entry: string, env: Record<string, string>, args: string[] = []): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+  const extra = process.env.BENCH_CHILD_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, "--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { ...process.env, RUNIFOLD_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -6,7 +6,7 @@
  */
 
 export { checkpointSteps } from "./ops/checkpoint-step";
-export { claimRuns } from "./ops/claim-runs";
+export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export { finishRun, finishRuns } from "./ops/finish-run";
 export { notifyAfterCommit } from "./ops/notify-after-commit";
 export type {

@@ -4,6 +4,21 @@ import type { RunStatus } from "../states";
 import { type RunRow, runColumns } from "./types";
 
 /**
+ * Session settings for a pool that sends claims and renewals (runifold-worker's lease pool).
+ *
+ * One generic plan per statement: left to choose, Postgres planned the claim afresh on every call
+ * (0.75 ms of planning for 0.2 ms of execution), and the claim's plan does not depend on its
+ * parameters. But a generic plan is made once, from the statistics of the moment — and a worker
+ * that starts on a young store (a fresh database, a table never analyzed) made it believing `runs`
+ * had a few pages: `picked` then looked its candidates up by a sequential scan of `runs`, kept for
+ * the connection's life (measured: 9 ms a claim at 40k runs, growing with the table, until an
+ * autoanalyze invalidated the plan). Every statement on this pool is a probe of an index by design,
+ * so sequential scans are priced out for it (`enable_seqscan = off` only makes them the last
+ * resort; nothing here needs one). tests/engine/claim-plan.test.ts holds the plan to that.
+ */
+export const LEASE_PLAN_SETTINGS = { plan_cache_mode: "force_generic_plan", enable_seqscan: "off" } as const;
+
+/**
  * A claimed run, with what it was before the claim: its status (`leased` = an expired lease taken
  * over) and the instant it had become claimable (for the claim-to-start metric).
  */

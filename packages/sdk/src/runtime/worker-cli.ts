@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import type { Sql } from "../../../../db/client";
 import { createLogger, type Logger } from "../logger";
+import { LEASE_PLAN_SETTINGS } from "../ops/claim-runs";
 import { readWorkerWebhooks, type WorkerWebhooks } from "../webhooks/worker-config";
 import type { AnyWorkflow } from "../workflow";
 import { loadWorkflowsModule, WorkflowsModuleError } from "./load-workflows";
@@ -144,10 +145,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     connection: { application_name: "runifold-worker" },
   });
   // Claims and renewals only (worker.ts `leaseSql`); two connections: one claim and one renewal at a
-  // time is the norm. Their statements keep one generic plan per connection: left to choose, Postgres
-  // re-planned the claim on every call (0.75 ms of planning for 0.2 ms of execution on an idle
-  // worker), and the claim's plan does not depend on its parameters (claim-runs.ts). Asynchronous
-  // commit unless RUNIFOLD_LEASE_COMMIT=sync (docs/architecture.md, "Commit durability per statement").
+  // time is the norm. Their statements keep one generic plan per connection, held to index probes
+  // (claim-runs.ts `LEASE_PLAN_SETTINGS`). Asynchronous commit unless RUNIFOLD_LEASE_COMMIT=sync
+  // (docs/architecture.md, "Commit durability per statement").
   const leaseSql = postgres(env.DATABASE_URL, {
     max: 2,
     idle_timeout: 30,
@@ -155,7 +155,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
     onnotice: () => {},
     connection: {
       application_name: "runifold-worker-lease",
-      plan_cache_mode: "force_generic_plan",
+      ...LEASE_PLAN_SETTINGS,
       ...(env.RUNIFOLD_LEASE_COMMIT === "async" ? { synchronous_commit: "off" } : {}),
     },
   });
