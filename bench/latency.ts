@@ -56,14 +56,38 @@ export async function benchLatency(ctx: BenchContext) {
     ctx.report.figure("latency.create_round_trip.p50", summary(createRtt).p50, "ms", {
       note: "createRun commit, included in the figure above",
     });
+    ctx.report.figure("latency.create_round_trip.p99", summary(createRtt).p99, "ms");
+    const commits = await durableCommitLatency(sql, samples);
+    ctx.report.figure("latency.durable_commit.p50", commits.p50, "ms", {
+      note: `${commits.n} single-row INSERT commits (synchronous_commit on), one at a time, same server: the floor under every create`,
+    });
+    ctx.report.figure("latency.durable_commit.p99", commits.p99, "ms");
     ctx.report.attach("latency", {
       samples: stats.n,
       enqueueToStepStart: stats,
       createRoundTrip: summary(createRtt),
+      durableCommit: commits,
       mean: round(latency.reduce((a, b) => a + b, 0) / latency.length),
     });
   } finally {
     if (worker) await stopAll([worker]);
     await sql.end();
   }
+}
+
+/**
+ * What the disk alone adds: a single-row INSERT into a one-column table, each its own durable
+ * commit, paced like the creates above. Its tail is the WAL flush's tail, which every create (and
+ * so every enqueue → start sample) waits for.
+ */
+async function durableCommitLatency(sql: postgres.Sql, samples: number) {
+  await sql`CREATE TABLE bench_commit_probe (id bigserial PRIMARY KEY, n int NOT NULL)`;
+  const times: number[] = [];
+  for (let i = 0; i < samples + 20; i++) {
+    const t0 = performance.now();
+    await sql`INSERT INTO bench_commit_probe (n) VALUES (${i})`;
+    if (i >= 20) times.push(performance.now() - t0);
+    await sleep(2 + Math.random() * 3);
+  }
+  return summary(times);
 }
