@@ -149,6 +149,20 @@ export async function benchMcpHttp(ctx: BenchContext) {
     r.figure("mcp.bare_route.unexpected", bareUnexpected, "responses", { note: "errors, timeouts, status other than 405" });
     // Completed tasks from the create phase, one per connection at most; the same request shape as mcp-load's.
     const taskIds = result.ids.slice(-CONNECTIONS);
+    // Context for the ratio: the same tasks/get POSTs without a credential (401 from the auth gate
+    // before any database read): what Next's POST handling with a JSON body costs on its own.
+    const unauthenticated = taskIds.map((taskId) => {
+      const { authorization: _, ...headers } = envelope(token, "tasks/get", { taskId }).headers;
+      return { ...envelope(token, "tasks/get", { taskId }), headers };
+    });
+    const post = await httpLoad(children, { url: mcpUrl, seconds, requests: unauthenticated });
+    const status401 = post.statusCodes["401"] ?? 0;
+    r.figure("mcp.bare_post_401.throughput", round(post.perSecond, 1), "req/s", {
+      note: `tasks/get POSTs without a credential (401 before any database read), ${CONNECTIONS} connections, ${post.seconds} s, ${post.total} requests, ${status401} answered 401`,
+    });
+    r.figure("mcp.bare_post_401.p99", post.p99, "ms");
+    if (status401 !== post.total || post.errors + post.timeouts > 0)
+      throw new Error(`unauthenticated POST load: ${post.total - status401} answers other than 401, ${post.errors} errors`);
     const get = await httpLoad(children, {
       url: mcpUrl,
       seconds,
@@ -167,8 +181,11 @@ export async function benchMcpHttp(ctx: BenchContext) {
       round(get.perSecond / bare.perSecond, 2),
       `${round(get.perSecond, 0)} ÷ ${round(bare.perSecond, 0)} req/s`,
     );
+    r.figure("ratio.tasks_get_vs_bare_post_401", round(get.perSecond / post.perSecond, 2), "x", {
+      note: `${round(get.perSecond, 0)} ÷ ${round(post.perSecond, 0)} req/s: tasks/get against the same POST refused before its read`,
+    });
     if (getUnexpected > 0) throw new Error(`tasks/get load had ${getUnexpected} errors/timeouts/non-2xx`);
-    r.attach("mcp", { create, bareSequential, listen, bare, get, webPool: 20 });
+    r.attach("mcp", { create, bareSequential, listen, bare, post, get, webPool: 20 });
   } finally {
     await stopAll(children);
     await sql.end();
