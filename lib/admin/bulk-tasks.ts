@@ -22,7 +22,8 @@ export type BulkTaskResult =
   | { taskId: string; outcome: "already_finished" }
   | { taskId: string; outcome: "not_found" }
   | { taskId: string; outcome: "rerun"; rerunId: string }
-  | { taskId: string; outcome: "not_finished"; status: RunStatus };
+  | { taskId: string; outcome: "not_finished"; status: RunStatus }
+  | { taskId: string; outcome: "tenant_disabled" };
 
 /**
  * Cancels or reruns each listed task the caller may act on, one at a time, and answers per ID in
@@ -51,6 +52,7 @@ export async function bulkTaskAction(
       const result = await rerunTaskInScope(ctx.sql, { taskId, scope: input.scope, actor });
       if (result.outcome === "not_found") results.push({ taskId, outcome: "not_found" });
       else if (result.outcome === "not_terminal") results.push({ taskId, outcome: "not_finished", status: result.status });
+      else if (result.outcome === "tenant_disabled") results.push({ taskId, outcome: "tenant_disabled" });
       else {
         await audit(ctx, "task.rerun", { tenantId: result.tenantId, taskId, rerunId: result.rerunId, bulk: true });
         results.push({ taskId, outcome: "rerun", rerunId: result.rerunId });

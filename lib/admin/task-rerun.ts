@@ -14,7 +14,8 @@ export type RerunResult = { taskId: string; rerunId: string; tenantId: string };
  * ways in the two runs' histories, audited as `task.rerun`. `scope` is the tenants the caller may act
  * on (null: every tenant — an admin, or the CLI with database access); a task outside it is "not
  * found", exactly like a missing one. A task still running is refused (conflict): rerunning it would
- * race the original for the same work.
+ * race the original for the same work. So is a task of a disabled tenant (conflict): its rerun would
+ * never be claimed while the tenant stays disabled.
  */
 export async function rerunTask(
   ctx: AdminContext,
@@ -29,6 +30,8 @@ export async function rerunTask(
       `Task ${taskId} is still ${result.status}; only a finished task (completed, failed or cancelled) can be rerun.`,
     );
   }
+  if (result.outcome === "tenant_disabled")
+    throw new AppError("conflict", `Task ${taskId} belongs to a disabled tenant; enable the tenant to rerun it.`);
   await audit(ctx, "task.rerun", { tenantId: result.tenantId, taskId, rerunId: result.rerunId });
   return { taskId, rerunId: result.rerunId, tenantId: result.tenantId };
 }

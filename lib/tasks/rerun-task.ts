@@ -10,6 +10,7 @@ export const RERUN_AS_EVENT = "rerun_as";
 export type RerunOutcome =
   | { outcome: "rerun"; tenantId: string; rerunId: string }
   | { outcome: "not_terminal"; tenantId: string; status: RunStatus }
+  | { outcome: "tenant_disabled"; tenantId: string }
   | { outcome: "not_found" };
 
 type Original = {
@@ -19,6 +20,7 @@ type Original = {
   workflow_version: number;
   status: RunStatus;
   terminal: boolean;
+  tenant_disabled: boolean;
   input: unknown;
   ttl_ms: number | null;
   poll_interval_ms: number;
@@ -34,6 +36,8 @@ type Original = {
  * (FOR UPDATE SKIP LOCKED) cannot purge it between the read and the link, and terminal runs never
  * change, so the status read here stays true until commit.
  *
+ * A task of a disabled tenant is not rerun (`tenant_disabled`): enable the tenant first.
+ *
  * The rerun belongs to no API key (origin `operator`): the MCP client that created the original
  * never sees it through its handle binding; operators follow it in the console.
  */
@@ -44,15 +48,20 @@ export async function rerunTaskInScope(
   if (!isUuid(params.taskId)) return { outcome: "not_found" };
   return inTransaction(sql, async (tx) => {
     const [original] = await tx.unsafe<Original[]>(
-      `SELECT tenant_id, route_id, workflow_name, workflow_version, status, status IN ${TERMINAL_STATUSES_SQL} AS terminal,
-              input, ttl_ms::float8 AS ttl_ms, poll_interval_ms,
-              (extract(epoch FROM deadline_at - created_at) * 1000)::float8 AS timeout_ms
-       FROM runs WHERE id = $1 AND ($2::uuid[] IS NULL OR tenant_id = ANY($2::uuid[]))
-       FOR SHARE`,
+      `SELECT r.tenant_id, r.route_id, r.workflow_name, r.workflow_version, r.status, r.status IN ${TERMINAL_STATUSES_SQL} AS terminal,
+              t.disabled_at IS NOT NULL AS tenant_disabled,
+              r.input, r.ttl_ms::float8 AS ttl_ms, r.poll_interval_ms,
+              (extract(epoch FROM r.deadline_at - r.created_at) * 1000)::float8 AS timeout_ms
+       FROM runs r JOIN tenants t ON t.id = r.tenant_id
+       WHERE r.id = $1 AND ($2::uuid[] IS NULL OR r.tenant_id = ANY($2::uuid[]))
+       FOR SHARE OF r`,
       [params.taskId, params.scope],
     );
     if (!original) return { outcome: "not_found" };
     if (!original.terminal) return { outcome: "not_terminal", tenantId: original.tenant_id, status: original.status };
+    // A disabled tenant's runs are never claimed (claim-runs.ts): a rerun would wait, unseen by its
+    // clients (their keys answer 401), until someone enabled the tenant. Refused instead, saying why.
+    if (original.tenant_disabled) return { outcome: "tenant_disabled", tenantId: original.tenant_id };
     const rerun = await createRun(tx, {
       tenantId: original.tenant_id,
       routeId: original.route_id,

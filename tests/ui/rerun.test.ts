@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRouteRevision } from "../../db/queries/routes";
 import { searchAudit } from "../../lib/admin";
 import { AppError } from "../../lib/errors";
+import { bulkTaskAction } from "../../lib/ui/actions/bulk-task-actions";
 import { rerunTaskAction } from "../../lib/ui/actions/task-actions";
 import { presentTaskDetail } from "../../lib/ui/presenters/task-detail";
 import { runCli } from "../cli/run-cli";
@@ -127,6 +128,24 @@ describe("rerun a finished task", () => {
     expect(error.message).toContain("still queued");
     expect((await sql`SELECT count(*)::int AS n FROM runs`)[0]?.n).toBe(before);
     expect(await sql`SELECT 1 FROM run_events WHERE run_id = ${live.id} AND type LIKE 'rerun_%'`).toHaveLength(0);
+  });
+
+  it("refuses a task of a disabled tenant, alone or in bulk, and creates nothing", async () => {
+    const tenantC = await makeTenant(sql, "rerun-c");
+    const original = await finishedRun(tenantC.id, null);
+    await sql`UPDATE tenants SET disabled_at = now() WHERE id = ${tenantC.id}`;
+    const before = (await sql`SELECT count(*)::int AS n FROM runs`)[0]?.n;
+    const error = await thrown(rerunTaskAction(contextFor(sql, admin.id), { taskId: original }));
+    expect(error.code).toBe("conflict");
+    expect(error.message).toContain("disabled tenant");
+    expect(await bulkTaskAction(contextFor(sql, admin.id), { action: "rerun", taskIds: [original] })).toEqual([
+      { taskId: original, outcome: "tenant_disabled" },
+    ]);
+    expect((await sql`SELECT count(*)::int AS n FROM runs`)[0]?.n).toBe(before);
+    expect(await sql`SELECT 1 FROM run_events WHERE run_id = ${original} AND type LIKE 'rerun_%'`).toHaveLength(0);
+    // Enabled again, the same task reruns.
+    await sql`UPDATE tenants SET disabled_at = NULL WHERE id = ${tenantC.id}`;
+    expect(await rerunTaskAction(contextFor(sql, admin.id), { taskId: original })).toMatchObject({ tenantId: tenantC.id });
   });
 
   it("answers another tenant's task exactly like an unknown or malformed ID", async () => {

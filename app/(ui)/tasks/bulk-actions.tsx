@@ -37,6 +37,8 @@ function Outcome({ result }: { result: BulkTaskResult }) {
       return <>not found</>;
     case "not_finished":
       return <>still {result.status}: not rerun</>;
+    case "tenant_disabled":
+      return <>tenant disabled: not rerun</>;
     case "rerun":
       return (
         <>
