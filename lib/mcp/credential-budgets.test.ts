@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreationRate } from "./creation-rate";
+import { RateBuckets } from "../rate-buckets";
 import { CredentialSlots } from "./credential-slots";
 
 describe("CredentialSlots", () => {
@@ -18,10 +18,10 @@ describe("CredentialSlots", () => {
   });
 });
 
-describe("CreationRate", () => {
+describe("RateBuckets", () => {
   it("allows a minute's worth at once, then one per 60/N s, and says when", () => {
     let now = 0;
-    const rate = new CreationRate(6, () => now);
+    const rate = new RateBuckets(6, () => now);
     for (let n = 0; n < 6; n++) expect(rate.take("k")).toEqual({ ok: true });
     expect(rate.take("k")).toEqual({ ok: false, retryAfterSeconds: 10 });
     now += 4_000;

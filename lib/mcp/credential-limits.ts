@@ -1,5 +1,5 @@
 import type { WorkflowResult } from "@runifold/sdk";
-import { CreationRate } from "./creation-rate";
+import { RateBuckets } from "../rate-buckets";
 import { CredentialSlots } from "./credential-slots";
 import { McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
@@ -14,7 +14,7 @@ export const DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY = 600;
 const SLOT_RETRY_AFTER_S = 5;
 
 /** The per-credential budgets of one web process (security review M4); shared by its POST and GET handlers. */
-export type CredentialLimits = { streams: CredentialSlots; waits: CredentialSlots; creates: CreationRate };
+export type CredentialLimits = { streams: CredentialSlots; waits: CredentialSlots; creates: RateBuckets };
 
 export function createCredentialLimits(
   config: {
@@ -28,7 +28,7 @@ export function createCredentialLimits(
   return {
     streams: new CredentialSlots(config.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY),
     waits: new CredentialSlots(config.maxWaitsPerKey ?? DEFAULT_MAX_WAITS_PER_KEY),
-    creates: new CreationRate(config.maxTaskCreatesPerMinutePerKey ?? DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY, config.now),
+    creates: new RateBuckets(config.maxTaskCreatesPerMinutePerKey ?? DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY, config.now),
   };
 }
 

@@ -22,7 +22,7 @@ export {
   protectedResourceMetadataResponse,
 } from "./metadata";
 export { purgeExpiredOAuthState } from "./purge";
-export { handleRegistrationRequest } from "./register-client";
+export { handleRegistrationRequest, REGISTRATIONS_PER_MINUTE_PER_ADDRESS, type RegistrationLimit } from "./register-client";
 export type { OAuthErrorCode } from "./responses";
 export { handleRevocationRequest } from "./revoke-token";
 export { handleTokenRequest } from "./token-endpoint";

@@ -1,17 +1,42 @@
 import { randomBytes } from "node:crypto";
 import type { SqlHandle } from "../../db/client";
 import { insertRegisteredClient } from "../../db/queries/oauth-clients";
+import type { RateBuckets } from "../rate-buckets";
 import { auditOAuth } from "./audit-oauth";
 import { checkClientMetadata, metadataDocumentOf } from "./client-metadata";
 import { readBodyText } from "./read-body";
 import { oauthError, oauthJson } from "./responses";
 
 /**
+ * Registrations one client address may make per minute (a burst of this many, then one every
+ * 60 s / this): an MCP client registers once per installation, so this only stops a script from
+ * filling the clients table through the open endpoint. Per web process, like every in-memory rate.
+ */
+export const REGISTRATIONS_PER_MINUTE_PER_ADDRESS = 10;
+
+/** The registration rate and the address it is counted against (null: an address the process cannot tell). */
+export type RegistrationLimit = { rate: RateBuckets; clientAddress: string | null };
+
+/**
  * POST /api/oauth/register: RFC 7591 Dynamic Client Registration for public clients, open (no
  * initial access token), as MCP clients expect. The client gets a random client_id and the
- * metadata as registered (§3.2.1), never a secret; errors are §3.2.2's.
+ * metadata as registered (§3.2.1), never a secret; errors are §3.2.2's. With a `limit`, each client
+ * address may register REGISTRATIONS_PER_MINUTE_PER_ADDRESS clients a minute (the web route passes one).
  */
-export async function handleRegistrationRequest(sql: SqlHandle, request: Request): Promise<Response> {
+export async function handleRegistrationRequest(sql: SqlHandle, request: Request, limit?: RegistrationLimit): Promise<Response> {
+  if (limit) {
+    // Counted before the body is read: a refused request costs no parsing and writes nothing.
+    // 429 with Retry-After (RFC 6585 §4); RFC 7591 §3.2.2 defines only metadata errors, so the
+    // body uses RFC 6749's `temporarily_unavailable`.
+    const taken = limit.rate.take(limit.clientAddress ?? "address-unknown");
+    if (!taken.ok) {
+      return oauthJson(
+        { error: "temporarily_unavailable", error_description: "too many client registrations from this address; retry later" },
+        429,
+        { "retry-after": String(taken.retryAfterSeconds) },
+      );
+    }
+  }
   const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") return oauthError("invalid_client_metadata", "the body must be application/json");
   const body = await readBodyText(request);

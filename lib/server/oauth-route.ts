@@ -1,4 +1,5 @@
 import { createLogger } from "@runifold/sdk";
+import { clientAddressFrom, parseTrustedProxies } from "../auth";
 import { readEnv } from "../env";
 import {
   authorizationServerMetadataResponse,
@@ -7,7 +8,9 @@ import {
   handleTokenRequest,
   type OAuthConfig,
   protectedResourceMetadataResponse,
+  REGISTRATIONS_PER_MINUTE_PER_ADDRESS,
 } from "../oauth";
+import { RateBuckets } from "../rate-buckets";
 import { type CorsPolicy, preflight, withCors } from "./cors";
 import { getSql } from "./db";
 import { allowedOrigins } from "./mcp-route";
@@ -59,10 +62,18 @@ export function createAuthorizationServerMetadataRoute(): { GET: Route; OPTIONS:
   };
 }
 
+/** Registrations per client address, for this process (the endpoint is open, as MCP clients expect). */
+const registrationRate = new RateBuckets(REGISTRATIONS_PER_MINUTE_PER_ADDRESS);
+
 /** POST /api/oauth/register (RFC 7591). */
 export function createRegistrationRoute(): { POST: Route; OPTIONS: (request: Request) => Response } {
   return {
-    POST: oauthRoute(["POST"], (_config, request) => handleRegistrationRequest(getSql(), request)),
+    POST: oauthRoute(["POST"], (_config, request) =>
+      handleRegistrationRequest(getSql(), request, {
+        rate: registrationRate,
+        clientAddress: clientAddressFrom(request.headers, parseTrustedProxies(readEnv().RUNIFOLD_TRUSTED_PROXIES)),
+      }),
+    ),
     OPTIONS: oauthPreflight(["POST"]),
   };
 }

@@ -18,6 +18,7 @@ import {
   protectedResourceMetadataResponse,
   validateAuthorizationRequest,
 } from "../../lib/oauth";
+import { RateBuckets } from "../../lib/rate-buckets";
 import { shippedWorkflows } from "../../workflows/demo";
 
 /**
@@ -41,11 +42,14 @@ export async function startOAuthTestServer(
     refreshTokenTtlS?: number;
     metadataDocuments?: Partial<MetadataDocumentPolicy>;
     worker?: boolean;
+    /** Registrations per client address per minute, counted as the web route counts them (off when absent). */
+    registrationsPerMinute?: number;
   } = {},
 ): Promise<OAuthTestServer> {
   let config: OAuthConfig | undefined;
   let handleMcp: ((request: Request) => Promise<Response>) | undefined;
-  const route = async (request: Request): Promise<Response> => {
+  const registrationRate = options.registrationsPerMinute ? new RateBuckets(options.registrationsPerMinute) : undefined;
+  const route = async (request: Request, peer: string | null): Promise<Response> => {
     const active = config as OAuthConfig;
     const path = new URL(request.url).pathname;
     if (request.method === "GET" && path === "/.well-known/oauth-protected-resource/api/mcp") {
@@ -54,7 +58,8 @@ export async function startOAuthTestServer(
     if (request.method === "GET" && path === "/.well-known/oauth-authorization-server") {
       return authorizationServerMetadataResponse(active);
     }
-    if (request.method === "POST" && path === "/api/oauth/register") return handleRegistrationRequest(sql, request);
+    if (request.method === "POST" && path === "/api/oauth/register")
+      return handleRegistrationRequest(sql, request, registrationRate && { rate: registrationRate, clientAddress: peer });
     if (request.method === "POST" && path === "/api/oauth/token") return handleTokenRequest(sql, active, request);
     if (request.method === "POST" && path === "/api/oauth/revoke") return handleRevocationRequest(sql, request);
     if (request.method === "POST" && path === "/api/mcp") return (handleMcp as (r: Request) => Promise<Response>)(request);
@@ -72,7 +77,7 @@ export async function startOAuthTestServer(
         body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
         signal: controller.signal,
       });
-      const response = await route(request);
+      const response = await route(request, req.socket.remoteAddress ?? null);
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (response.body) {
         const reader = response.body.getReader();

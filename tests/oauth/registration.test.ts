@@ -119,3 +119,29 @@ describe("dynamic client registration", () => {
     expect(Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n)).toBe(before);
   });
 });
+
+describe("registration rate per client address", () => {
+  it("answers 429 with Retry-After past the address's burst, and stores nothing for the refused ones", async () => {
+    const limited = await startOAuthTestServer(sql, { registrationsPerMinute: 3 });
+    try {
+      const before = Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n);
+      const metadata = { client_name: "Script", redirect_uris: ["https://a.example/cb"] };
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await register(limited.origin, metadata)).status);
+      expect(statuses).toEqual([201, 201, 201]);
+      const refused = await fetch(`${limited.origin}/api/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(metadata),
+      });
+      expect(refused.status).toBe(429);
+      // 3 a minute: the next token is 20 s away.
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(19);
+      expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(20);
+      expect(await refused.json()).toMatchObject({ error: "temporarily_unavailable" });
+      expect(Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n)).toBe(before + 3);
+    } finally {
+      await limited.close();
+    }
+  });
+});
