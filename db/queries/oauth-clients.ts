@@ -82,3 +82,24 @@ export async function upsertMetadataDocumentClient(
   );
   return rows[0];
 }
+
+/**
+ * Deletes Dynamic Client Registrations made more than `olderThanMs` ago that nothing ever used: no
+ * grant and no authorization code names them (a client that was consented to keeps its row, and
+ * grants cascade from it). At most `limit` a call, oldest first. Metadata-document clients are a
+ * cache refreshed on use, not registrations, and are left alone.
+ */
+export async function purgeAbandonedRegistrations(sql: SqlHandle, olderThanMs: number, limit = 1_000): Promise<number> {
+  const rows = await sql.unsafe(
+    `DELETE FROM oauth_clients WHERE id IN (
+       SELECT c.id FROM oauth_clients c
+       WHERE c.kind = 'dcr' AND c.created_at < now() - make_interval(secs => $1::float8 / 1000.0)
+         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM oauth_authorization_codes a WHERE a.client_id = c.id)
+       ORDER BY c.created_at
+       LIMIT $2)
+     RETURNING 1`,
+    [olderThanMs, limit],
+  );
+  return rows.length;
+}
