@@ -152,8 +152,9 @@ export async function benchMcpHttp(ctx: BenchContext) {
     // Context for the ratio: the same tasks/get POSTs without a credential (401 from the auth gate
     // before any database read): what Next's POST handling with a JSON body costs on its own.
     const unauthenticated = taskIds.map((taskId) => {
-      const { authorization: _, ...headers } = envelope(token, "tasks/get", { taskId }).headers;
-      return { ...envelope(token, "tasks/get", { taskId }), headers };
+      const request = envelope(token, "tasks/get", { taskId });
+      const { authorization: _, ...headers } = request.headers;
+      return { ...request, headers };
     });
     const post = await httpLoad(children, { url: mcpUrl, seconds, requests: unauthenticated });
     const status401 = post.statusCodes["401"] ?? 0;
