@@ -4,26 +4,37 @@ import { describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/db";
 
 /**
- * The claim's generic plan is made once per connection, from the statistics of that moment. A
- * worker that starts on a young store must not keep a plan that scans `runs` as the table grows
- * (claim-runs.ts, LEASE_PLAN_SETTINGS): measured 9 ms a claim at 40k runs before the fix.
+ * The claim's generic plan is made once per connection, from the statistics of that moment, and
+ * kept for the connection's life (claim-runs.ts, LEASE_PLAN_SETTINGS). Whatever `runs` held when a
+ * worker started, its claims must stay index probes as the table and the backlog grow: measured
+ * before the fixes, 9 ms a claim at 40k runs (a plan made on an empty table scanned `runs`), and a
+ * claim that read the whole backlog through a bitmap of the live runs (a plan made on a backlog of
+ * a few thousand), growing with the backlog: 35 ms a claim at 100k queued runs, 1.7 ms with the
+ * settings.
  */
 
-/** The plan a one-connection pool with these settings keeps for the claim it first ran on an empty `runs`. */
-async function claimPlanAfterGrowth(settings: Record<string, string>): Promise<string> {
+type Grow = { before: string; after: string };
+
+const insertRuns = (status: string, count: number) =>
+  `INSERT INTO runs (id, tenant_id, workflow_name, workflow_version, workflow_key, status, input, origin, checkpoints, claimable_at)
+   SELECT gen_random_uuid(), $1, 'plan', 1, 'plan@1', '${status}', '{}', 'engine', 0,
+          ${status === "queued" ? "now() - interval '1 minute'" : "NULL"}
+   FROM generate_series(1, ${count})`;
+
+/** The plan a one-connection pool with these settings keeps for its claim, made on `before` and read after `after`. */
+async function claimPlanAfterGrowth(settings: Record<string, string>, grow: Grow): Promise<string> {
   const db = await freshDatabase();
   const pool = postgres(db.url, { max: 1, onnotice: () => {}, connection: settings });
   try {
     const [tenant] = await db.sql<{ id: string }[]>`INSERT INTO tenants (slug, name) VALUES ('plans', 'Plans') RETURNING id`;
     if (!tenant) throw new Error("no tenant");
-    const claim = () => claimRuns(pool, { workerId: "plan-test", workflowKeys: ["plan@1"], limit: 4, leaseMs: 30_000 });
-    expect(await claim()).toEqual([]);
-    // The store grows after the plan was made: 20k finished runs.
-    await db.sql.unsafe(
-      `INSERT INTO runs (id, tenant_id, workflow_name, workflow_version, workflow_key, status, input, origin, checkpoints)
-       SELECT gen_random_uuid(), $1, 'plan', 1, 'plan@1', 'completed', '{}', 'engine', 0 FROM generate_series(1, 20000)`,
-      [tenant.id],
-    );
+    if (grow.before) {
+      await db.sql.unsafe(grow.before, [tenant.id]);
+      await db.sql`ANALYZE runs`;
+    }
+    // A claim of nothing (another version) makes the plan without leasing the backlog.
+    expect(await claimRuns(pool, { workerId: "plan-test", workflowKeys: ["other@1"], limit: 4, leaseMs: 30_000 })).toEqual([]);
+    await db.sql.unsafe(grow.after, [tenant.id]);
     // The same connection (max 1) still holds the statement postgres.js prepared for the claim.
     const [prepared] = await pool<{ name: string }[]>`
       SELECT name FROM pg_prepared_statements WHERE statement LIKE '%SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
@@ -38,15 +49,37 @@ async function claimPlanAfterGrowth(settings: Record<string, string>): Promise<s
   }
 }
 
+/** Made on an empty `runs`; then 20k finished runs arrive. */
+const youngStore: Grow = { before: "", after: insertRuns("completed", 20_000) };
+/** Made on an empty `runs`; then a burst of 20k queued runs. */
+const youngStoreBurst: Grow = { before: "", after: insertRuns("queued", 20_000) };
+/** Made on a backlog of 3,000 queued runs; then 20k more are queued. */
+const growingBacklog: Grow = { before: insertRuns("queued", 3_000), after: insertRuns("queued", 20_000) };
+
+/** What a claim must never do: read `runs` other than by probing an index for the rows it needs. */
+const wholeTableReads = /(Seq Scan|Bitmap Heap Scan) on runs/;
+/** The candidates' and the update's look-ups by primary key (`picked`, `claimed`). */
+const primaryKeyProbes = (plan: string) => plan.match(/Index Scan using runs_pkey on runs/g)?.length ?? 0;
+
 describe("the lease pool's claim plan", () => {
-  it("probes indexes only, however small runs was when the plan was made", async () => {
-    const plan = await claimPlanAfterGrowth(LEASE_PLAN_SETTINGS);
-    expect(plan).toContain("runs_pkey");
-    expect(plan).not.toMatch(/Seq Scan on runs/);
+  it.each([
+    ["made on an empty table that then fills with finished runs", youngStore],
+    ["made on an empty table before a burst of queued runs", youngStoreBurst],
+    ["made on a backlog of a few thousand that then grows", growingBacklog],
+  ])("probes indexes only: %s", async (_, grow) => {
+    const plan = await claimPlanAfterGrowth(LEASE_PLAN_SETTINGS, grow);
+    expect(primaryKeyProbes(plan)).toBe(2);
+    expect(plan).not.toMatch(wholeTableReads);
   });
 
-  it("would otherwise keep a sequential scan of runs (what the settings guard against)", async () => {
-    const plan = await claimPlanAfterGrowth({ plan_cache_mode: "force_generic_plan" });
+  it("would otherwise keep a sequential scan of runs (what enable_seqscan = off guards against)", async () => {
+    const plan = await claimPlanAfterGrowth({ plan_cache_mode: "force_generic_plan" }, youngStore);
     expect(plan).toMatch(/Seq Scan on runs/);
+  });
+
+  it("would otherwise read the whole backlog on every claim (what the join and bitmap settings guard against)", async () => {
+    const plan = await claimPlanAfterGrowth({ plan_cache_mode: "force_generic_plan", enable_seqscan: "off" }, growingBacklog);
+    expect(plan).toMatch(/Bitmap Heap Scan on runs/);
+    expect(primaryKeyProbes(plan)).toBe(1);
   });
 });

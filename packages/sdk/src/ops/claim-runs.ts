@@ -12,11 +12,22 @@ import { type RunRow, runColumns } from "./types";
  * that starts on a young store (a fresh database, a table never analyzed) made it believing `runs`
  * had a few pages: `picked` then looked its candidates up by a sequential scan of `runs`, kept for
  * the connection's life (measured: 9 ms a claim at 40k runs, growing with the table, until an
- * autoanalyze invalidated the plan). Every statement on this pool is a probe of an index by design,
- * so sequential scans are priced out for it (`enable_seqscan = off` only makes them the last
- * resort; nothing here needs one). tests/engine/claim-plan.test.ts holds the plan to that.
+ * autoanalyze invalidated the plan). Pricing out the sequential scan alone moved the same mistake
+ * into a bitmap: a plan made on an empty table, or on a backlog of a few thousand runs, found
+ * `picked`'s candidates by reading every live run (runs_live_status_idx) and joining — 35 ms a claim
+ * at 100k queued runs, for a connection's life. Every statement on this pool is a probe of an index
+ * for a handful of rows by design (claims, renewals), so whole-table reads and the joins built for
+ * them are priced out for it (`off` only makes each the last resort; nothing here needs one): the
+ * candidates are then looked up by primary key, 1.7 ms at the same backlog.
+ * tests/engine/claim-plan.test.ts holds the plan to that.
  */
-export const LEASE_PLAN_SETTINGS = { plan_cache_mode: "force_generic_plan", enable_seqscan: "off" } as const;
+export const LEASE_PLAN_SETTINGS = {
+  plan_cache_mode: "force_generic_plan",
+  enable_seqscan: "off",
+  enable_bitmapscan: "off",
+  enable_hashjoin: "off",
+  enable_mergejoin: "off",
+} as const;
 
 /**
  * A claimed run, with what it was before the claim: its status (`leased` = an expired lease taken
