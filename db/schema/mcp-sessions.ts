@@ -32,8 +32,9 @@ export const mcpSessions = pgTable(
      */
     standaloneStreamId: text("standalone_stream_id"),
   },
-  // serves: the purge of expired sessions run with every insert (db/queries/mcp-sessions.ts insertMcpSession)
-  (t) => [index("mcp_sessions_expires_idx").on(t.expiresAt)],
+  // serves: the purge of expired sessions run with every insert (db/queries/mcp-sessions.ts insertMcpSession);
+  // tenant: the cascade when a tenant goes
+  (t) => [index("mcp_sessions_expires_idx").on(t.expiresAt), index("mcp_sessions_tenant_idx").on(t.tenantId)],
 );
 
 export type McpSession = typeof mcpSessions.$inferSelect;
@@ -115,6 +116,8 @@ export const mcpOrdinaryCalls = pgTable(
     index("mcp_ordinary_calls_request_idx").on(t.tenantId, t.keyId, t.requestId),
     // serves: the purge of expired rows run with every insert
     index("mcp_ordinary_calls_expires_idx").on(t.expiresAt),
+    // serves: the cascade from a deleted or purged session (every session insert purges expired ones)
+    index("mcp_ordinary_calls_session_idx").on(t.sessionIdSha256),
   ],
 );
 

@@ -63,10 +63,12 @@ export const oauthGrants = pgTable(
     /** Why it was revoked: `revoked` (by a person or RFC 7009), `code_reuse`, `refresh_reuse`. */
     revokedReason: text("revoked_reason"),
   },
-  // serves: listGrants by operator (the operator's connected clients) and by tenant (an admin's view)
+  // serves: listGrants by operator (the operator's connected clients) and by tenant (an admin's view);
+  // client: purgeAbandonedRegistrations' "no grant names it" probe and the cascade when a client goes
   (t) => [
     index("oauth_grants_operator_idx").on(t.operatorId, t.createdAt),
     index("oauth_grants_tenant_idx").on(t.tenantId, t.createdAt),
+    index("oauth_grants_client_idx").on(t.clientId),
   ],
 );
 
@@ -97,8 +99,15 @@ export const oauthAuthorizationCodes = pgTable(
     grantId: uuid("grant_id").references(() => oauthGrants.id, { onDelete: "cascade" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
   },
-  // serves: the purge of expired codes
-  (t) => [index("oauth_authorization_codes_expires_idx").on(t.expiresAt)],
+  // serves: the purge of expired codes; client: purgeAbandonedRegistrations' "no pending code names
+  // it" probe; client, grant, operator, tenant: the cascades when one of those goes
+  (t) => [
+    index("oauth_authorization_codes_expires_idx").on(t.expiresAt),
+    index("oauth_authorization_codes_client_idx").on(t.clientId),
+    index("oauth_authorization_codes_grant_idx").on(t.grantId),
+    index("oauth_authorization_codes_operator_idx").on(t.operatorId),
+    index("oauth_authorization_codes_tenant_idx").on(t.tenantId),
+  ],
 );
 
 /**

@@ -51,8 +51,8 @@ export const operatorTenants = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
   },
-  // serves: requireOperator's membership check (operator, tenant)
-  (t) => [primaryKey({ columns: [t.operatorId, t.tenantId] })],
+  // serves: requireOperator's membership check (operator, tenant); tenant: the cascade when a tenant goes
+  (t) => [primaryKey({ columns: [t.operatorId, t.tenantId] }), index("operator_tenants_tenant_idx").on(t.tenantId)],
 );
 
 /**
