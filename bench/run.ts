@@ -104,7 +104,9 @@ async function main() {
             : `section ${section} recorded no value`,
     );
     report.setting("failed_sections", failed);
-    const file = report.write(ROOT);
+    // A run of some sections (--only) goes to its own file: it must not replace the last run of
+    // every section, which `npm run bench:docs` renders.
+    const file = report.write(ROOT, only ? "latest-only.json" : "latest.json");
     log(`results written to ${file}`);
     await stop();
   }

@@ -77,10 +77,11 @@ export class Report {
     this.detail[key] = value;
   }
 
-  write(root: string) {
+  /** Writes the run to bench/results/`name` (latest.json for a run of every section). */
+  write(root: string, name = "latest.json") {
     const dir = path.join(root, "bench", "results");
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, "latest.json");
+    const file = path.join(dir, name);
     const goals = GOALS.map((g) => {
       const f = this.figures.find((x) => x.name === g.name);
       return { ...g, value: f?.value ?? null, met: f?.met ?? false, note: f?.note, missing: !f || f.missing === true };
