@@ -43,12 +43,40 @@ const CONSENT_PATH = "/oauth/authorize";
 const HSTS = "max-age=31536000; includeSubDomains";
 
 export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  if (!decodable(pathname)) return malformedPath(pathname);
+  // The HTTP API comes here only for the check above: its answers are JSON, not pages.
+  if (pathname.startsWith(API_PREFIX)) return NextResponse.next();
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce, request.nextUrl.pathname);
   const response = redirectToSignIn(request) ?? continueWithNonce(request, nonce, csp);
   response.headers.set("Content-Security-Policy", csp);
   if (servedOverHttps()) response.headers.set("Strict-Transport-Security", HSTS);
   return response;
+}
+
+const API_PREFIX = "/api/v1/";
+
+/**
+ * Whether the path's percent-encoding decodes. A lone `%` or escaped bytes that are not UTF-8 made
+ * Next's router answer a bare 500 before any page or route handler ran (a dynamic segment such as
+ * /api/v1/tasks/{id} is decoded there); the fault suite's bad-input corpus found it.
+ */
+function decodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** 400 for a path that does not decode: the HTTP API's JSON error shape there, plain text elsewhere. */
+function malformedPath(pathname: string): NextResponse {
+  const message = "The request path has malformed percent-encoding";
+  const headers = { "cache-control": "no-store, no-transform" };
+  if (pathname.startsWith(API_PREFIX)) return NextResponse.json({ error: "invalid_path", message }, { status: 400, headers });
+  return new NextResponse(message, { status: 400, headers: { ...headers, "content-type": "text/plain; charset=utf-8" } });
 }
 
 function redirectToSignIn(request: NextRequest): NextResponse | undefined {
@@ -94,6 +122,8 @@ function servedOverHttps(): boolean {
 }
 
 export const config = {
-  // Every page, including the prefetches of console links (they must redirect like a visit does).
-  matcher: ["/((?!api/|\\.well-known/|_next/|favicon\\.ico).*)"],
+  // Every page, including the prefetches of console links (they must redirect like a visit does),
+  // and the HTTP API's paths with segments (for the percent-encoding check only). Not /api/mcp,
+  // whose path is fixed: its hot path pays nothing here.
+  matcher: ["/((?!api/|\\.well-known/|_next/|favicon\\.ico).*)", "/api/v1/:path*"],
 };

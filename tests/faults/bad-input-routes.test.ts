@@ -154,12 +154,7 @@ const counts = { cases: 0, "5xx": 0, leaks: 0, writesOnRejected: 0, known5xx: 0 
  * 5xx answers found by this corpus whose fix is outside the files it may change, counted apart
  * (known5xx) instead of failing the suite. Remove an entry once its fix lands.
  */
-const KNOWN_5XX: [string, string][] = [
-  // `next start` answers a malformed percent-encoding in a dynamic segment with a bare 500
-  // "Internal Server Error" before the route handler runs (the handler's own errors are 503s).
-  ["next signal: lone percent name", "Next.js router: POST /api/v1/tasks/{uuid}/signals/% → 500"],
-  ["next signal: malformed UTF-8 id", "Next.js router: POST /api/v1/tasks/%C0%AF%FF/signals/approved → 500"],
-];
+const KNOWN_5XX: [string, string][] = [];
 const sections = { oauth: 0, httpApi: 0, signIn: 0 };
 const failures: Record<keyof typeof sections, string[]> = { oauth: [], httpApi: [], signIn: [] };
 
