@@ -24,6 +24,7 @@ export type { Logger, LoggerOptions, LogLevel } from "./logger";
 export { bindLogger, createLogger, silentLogger } from "./logger";
 export type { CancelResult, CancelRunParams } from "./ops/cancel-run";
 export { cancelRun, cancelRunAsAdmin, cancelRunForTenant } from "./ops/cancel-run";
+export { LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export type { CreatedRun, CreateRunParams, IdempotencyOptions } from "./ops/create-run";
 export { createRun, DEFAULT_IDEMPOTENCY_TTL_MS } from "./ops/create-run";
 export { STRANDED_MESSAGE_PREFIX } from "./ops/mark-stranded-runs";

@@ -23,7 +23,10 @@ export type WorkerOptions = {
    * `synchronous_commit = off`: a claim or renewal lost in a Postgres crash only makes the run
    * claimable again, which at-least-once steps already allow, and the next synchronous commit
    * (a checkpoint, a result) flushes the WAL before it anyway (docs/architecture.md, "Commit
-   * durability per statement"). Every other write stays synchronous.
+   * durability per statement"). Every other write stays synchronous. Give that pool
+   * `LEASE_PLAN_SETTINGS` as its connection settings, as runifold-worker does: without them a claim
+   * keeps whatever plan Postgres first made for it, and one made on a young store or a small
+   * backlog reads every live run on each claim once the backlog grows (claim-runs.ts).
    */
   leaseSql?: postgres.Sql;
   registry: WorkflowRegistry;
