@@ -18,8 +18,14 @@ import { type RunRow, runColumns } from "./types";
  * at 100k queued runs, for a connection's life. Every statement on this pool is a probe of an index
  * for a handful of rows by design (claims, renewals), so whole-table reads and the joins built for
  * them are priced out for it (`off` only makes each the last resort; nothing here needs one): the
- * candidates are then looked up by primary key, 1.7 ms at the same backlog.
- * tests/engine/claim-plan.test.ts holds the plan to that.
+ * candidates are then looked up by primary key, 1.7 ms at the same backlog. Sorts are priced out
+ * too: the claim's probes are bounded and ordered so that only runs_tenant_key_claim_idx answers
+ * them without one (claimRuns). tests/engine/claim-plan.test.ts holds the plan to that.
+ *
+ * And no JIT: before PostgreSQL 18 a disabled plan node still costs 1e10, so a claim whose plan
+ * keeps any (the sorts of a few dozen candidates always stay) is priced past `jit_above_cost` and
+ * compiled on every execution — measured on PostgreSQL 15 with LLVM: 489 ms of JIT for a 3 ms claim.
+ * Statements of a handful of rows never gain from it (tests/engine/claim-jit.test.ts).
  */
 export const LEASE_PLAN_SETTINGS = {
   plan_cache_mode: "force_generic_plan",
@@ -27,6 +33,9 @@ export const LEASE_PLAN_SETTINGS = {
   enable_bitmapscan: "off",
   enable_hashjoin: "off",
   enable_mergejoin: "off",
+  enable_sort: "off",
+  enable_incremental_sort: "off",
+  jit: "off",
 } as const;
 
 /**
@@ -39,14 +48,21 @@ export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claim
  * Claims up to `limit` claimable runs of the served workflow versions in one statement, shared
  * fairly across tenants (M4: one global FIFO let a tenant's backlog starve every other tenant):
  *
- * - `waiting` walks the enabled tenants (a disabled tenant's runs stay queued until it is enabled
+ * - `busy` walks the tenants that have claimable entries at all, one step of
+ *   runs_tenant_key_claim_idx per tenant (a loose index scan: the next tenant id above the last),
+ *   so a store with thousands of idle tenants costs a claim nothing more; walking every row of
+ *   `tenants` instead cost 0.7 s a claim with 1,000 tenants and 2.8 s with 10,000.
+ * - `waiting` keeps the enabled ones (a disabled tenant's runs stay queued until it is enabled
  *   again) and takes each one's oldest 4×`limit` claimable runs, one ordered index probe per tenant
- *   and served version (runs_tenant_key_claim_idx: every condition an index condition, so the plan
- *   holds even when the table's statistics are stale); no row is locked yet, so the window
- *   functions never meet the lock. `running` counts leased runs once per tenant that has any
+ *   and served version. The probe is bounded by ROW comparisons on (tenant, version, claimable_at)
+ *   and ordered the same way, which only runs_tenant_key_claim_idx answers: with plain equalities
+ *   the planner chose runs_claim_idx and filtered by tenant whenever its statistics said few
+ *   tenants own the runs, reading the whole backlog once per tenant. No row is locked yet, so the
+ *   window functions never meet the lock. `running` counts leased runs once per tenant that has any
  *   waiting, and only when two or more tenants have: with one, the order is its queue's either
- *   way, and the count is the claim's dearest part (runs_tenant_leased_idx keeps an entry for every
- *   lease taken since the last vacuum; measured 2–23 ms a claim under a one-tenant burst).
+ *   way, and the count is the claim's dearest part (runs_tenant_leased_idx, bounded the same way;
+ *   it keeps an entry for every lease taken since the last vacuum: 2–23 ms a claim under a
+ *   one-tenant burst).
  *   Four times, not once: workers woken together see the same candidates, and each must still find
  *   `limit` rows the others have not locked.
  * - Each candidate (`candidates`) is ranked by how many runs its tenant would then have leased
@@ -77,17 +93,27 @@ export async function claimRuns(
 ): Promise<ClaimedRun[]> {
   if (params.limit <= 0 || params.workflowKeys.length === 0) return [];
   return sql.unsafe<ClaimedRun[]>(
-    `WITH waiting AS MATERIALIZED (
+    `WITH RECURSIVE busy(tenant_id) AS (
+       (SELECT q.tenant_id FROM runs q WHERE q.claimable_at IS NOT NULL
+        ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
+       UNION ALL
+       SELECT (SELECT q.tenant_id FROM runs q
+               WHERE q.claimable_at IS NOT NULL AND q.tenant_id < b.tenant_id
+               ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
+       FROM busy b WHERE b.tenant_id IS NOT NULL
+     ), waiting AS MATERIALIZED (
        SELECT tn.id AS tenant_id, v.id, v.claimable_at
-       FROM tenants tn
+       FROM busy b
+       JOIN tenants tn ON tn.id = b.tenant_id
        CROSS JOIN LATERAL (
          SELECT w.id, w.claimable_at
          FROM unnest($1::text[]) AS k(workflow_key)
          CROSS JOIN LATERAL (
            SELECT q.id, q.claimable_at FROM runs q
-           WHERE q.tenant_id = tn.id AND q.workflow_key = k.workflow_key
-             AND q.claimable_at IS NOT NULL AND q.claimable_at <= now() AND q.id <> ALL($5::uuid[])
-           ORDER BY q.claimable_at
+           WHERE (q.tenant_id, q.workflow_key, q.claimable_at) > (b.tenant_id, k.workflow_key, '-infinity'::timestamptz)
+             AND (q.tenant_id, q.workflow_key, q.claimable_at) <= (b.tenant_id, k.workflow_key, now())
+             AND q.claimable_at IS NOT NULL AND q.id <> ALL($5::uuid[])
+           ORDER BY q.tenant_id, q.workflow_key, q.claimable_at
            LIMIT $2 * 4
          ) w
          ORDER BY w.claimable_at
@@ -97,8 +123,12 @@ export async function claimRuns(
      ), running AS MATERIALIZED (
        SELECT t.tenant_id,
               CASE WHEN t.competing THEN
-                (SELECT count(*) FROM runs l
-                 WHERE l.tenant_id = t.tenant_id AND l.status = 'leased' AND l.lease_expires_at > now())
+                (SELECT count(*) FROM (
+                   SELECT FROM runs l
+                   WHERE l.status = 'leased'
+                     AND (l.tenant_id, l.lease_expires_at) > (t.tenant_id, now())
+                     AND (l.tenant_id, l.lease_expires_at) < (t.tenant_id, 'infinity'::timestamptz)
+                   ORDER BY l.tenant_id, l.lease_expires_at) leases)
               ELSE 0 END AS n
        FROM (SELECT d.tenant_id, count(*) OVER () > 1 AS competing FROM (SELECT DISTINCT tenant_id FROM waiting) d) t
      ), candidates AS MATERIALIZED (
