@@ -49,9 +49,11 @@ export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claim
  * fairly across tenants (M4: one global FIFO let a tenant's backlog starve every other tenant):
  *
  * - `busy` walks the tenants that have claimable entries at all, one step of
- *   runs_tenant_key_claim_idx per tenant (a loose index scan: the next tenant id above the last),
- *   so a store with thousands of idle tenants costs a claim nothing more; walking every row of
- *   `tenants` instead cost 0.7 s a claim with 1,000 tenants and 2.8 s with 10,000.
+ *   runs_tenant_key_claim_idx per tenant (a loose index scan from the high end: the next tenant id
+ *   below the last; each tenant's low end holds the dead entries earlier claims left, which a walk
+ *   from there re-read on every claim), so a store with thousands of idle tenants costs a claim
+ *   nothing more; walking every row of `tenants` instead cost 0.7 s a claim with 1,000 tenants
+ *   and 2.8 s with 10,000.
  * - `waiting` keeps the enabled ones (a disabled tenant's runs stay queued until it is enabled
  *   again) and takes each one's oldest 4×`limit` claimable runs, one ordered index probe per tenant
  *   and served version. The probe is bounded by ROW comparisons on (tenant, version, claimable_at)
