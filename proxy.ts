@@ -48,7 +48,7 @@ export function proxy(request: NextRequest) {
   // The HTTP API comes here only for the check above: its answers are JSON, not pages.
   if (pathname.startsWith(API_PREFIX)) return NextResponse.next();
   const nonce = newNonce();
-  const csp = contentSecurityPolicy(nonce, request.nextUrl.pathname);
+  const csp = contentSecurityPolicy(nonce, pathname);
   const response = redirectToSignIn(request) ?? continueWithNonce(request, nonce, csp);
   response.headers.set("Content-Security-Policy", csp);
   if (servedOverHttps()) response.headers.set("Strict-Transport-Security", HSTS);

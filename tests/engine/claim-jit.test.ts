@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../../db/migrate";
 import { withDatabase } from "../helpers/global-setup";
+import { keptClaimPlan } from "./support/kept-claim-plan";
 
 /**
  * The lease pool turns JIT off (claim-runs.ts, LEASE_PLAN_SETTINGS). The embedded PostgreSQL of the
@@ -62,15 +63,7 @@ describe.runIf(url)("the lease pool's claims", () => {
     const pool = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { ...settings, jit_above_cost: "0" } });
     try {
       await claimRuns(pool, { workerId: "jit-test", workflowKeys: ["other@1"], limit: 4, leaseMs: 30_000 });
-      const [prepared] = await pool<{ name: string }[]>`
-        SELECT name FROM pg_prepared_statements WHERE statement LIKE '%SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
-      if (!prepared) throw new Error("the claim was not prepared on this connection");
-      await pool.unsafe("BEGIN");
-      const plan = await pool.unsafe<{ "QUERY PLAN": string }[]>(
-        `EXPLAIN (ANALYZE) EXECUTE "${prepared.name}"('{plan@1}', 4, 'jit-test', 30000, '{}')`,
-      );
-      await pool.unsafe("ROLLBACK");
-      return plan.map((line) => line["QUERY PLAN"]).join("\n");
+      return await keptClaimPlan(pool, "ANALYZE", "jit-test");
     } finally {
       await pool.end();
     }

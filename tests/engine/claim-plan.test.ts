@@ -2,6 +2,7 @@ import { claimRuns, LEASE_PLAN_SETTINGS } from "@runifold/sdk/testing";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/db";
+import { keptClaimPlan } from "./support/kept-claim-plan";
 
 /**
  * The claim's generic plan is made once per connection, from the statistics of that moment, and
@@ -38,13 +39,7 @@ async function claimPlanAfterGrowth(settings: Record<string, string>, grow: Grow
     expect(await claimRuns(pool, { workerId: "plan-test", workflowKeys: ["other@1"], limit: 4, leaseMs: 30_000 })).toEqual([]);
     await db.sql.unsafe(grow.after, [tenant.id]);
     // The same connection (max 1) still holds the statement postgres.js prepared for the claim.
-    const [prepared] = await pool<{ name: string }[]>`
-      SELECT name FROM pg_prepared_statements WHERE statement LIKE '%SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
-    if (!prepared) throw new Error("the claim was not prepared on this connection");
-    const plan = await pool.unsafe<{ "QUERY PLAN": string }[]>(
-      `EXPLAIN (COSTS OFF) EXECUTE "${prepared.name}"('{plan@1}', 4, 'plan-test', 30000, '{}')`,
-    );
-    return plan.map((line) => line["QUERY PLAN"]).join("\n");
+    return await keptClaimPlan(pool, "COSTS OFF");
   } finally {
     await pool.end();
     await db.drop();
@@ -93,18 +88,7 @@ describe("the lease pool's claim plan", () => {
       // Both tenants get a share of a claim (fairness is tests/engine/fair-claims.test.ts's subject).
       const claimed = await claim();
       expect(new Set(claimed.map((run) => run.tenant_id))).toEqual(new Set(busy.map((tenant) => tenant.id)));
-      const [prepared] = await pool<{ name: string }[]>`
-        SELECT name FROM pg_prepared_statements WHERE statement LIKE '%SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`;
-      if (!prepared) throw new Error("the claim was not prepared on this connection");
-      await pool.unsafe("BEGIN");
-      const plan = (
-        await pool.unsafe<{ "QUERY PLAN": string }[]>(
-          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE "${prepared.name}"('{plan@1}', 4, 'plan-test', 30000, '{}')`,
-        )
-      )
-        .map((line) => line["QUERY PLAN"])
-        .join("\n");
-      await pool.unsafe("ROLLBACK");
+      const plan = await keptClaimPlan(pool, "ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF");
       // The per-tenant probe (its bounds are the ROW comparisons) ran once per busy tenant, not once per tenant.
       const probe = plan.match(
         /runs_tenant_key_claim_idx on runs \w+ \(actual rows=[\d.]+ loops=(\d+)\)\n\s+Index Cond: \(\(ROW/,
