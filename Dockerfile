@@ -16,6 +16,7 @@ ENV NEXT_TELEMETRY_DISABLED=1 npm_config_audit=false npm_config_fund=false npm_c
 COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/client/package.json packages/client/
+COPY packages/store/package.json packages/store/
 RUN npm ci --ignore-scripts
 
 # next build writes .next/standalone (next.config.ts); assemble.ts adds the static assets, the

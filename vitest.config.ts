@@ -20,6 +20,8 @@ export default defineConfig({
       "@runifold/sdk/states": here("./packages/sdk/src/states.ts"),
       "@runifold/sdk": here("./packages/sdk/src/index.ts"),
       "@runifold/client": here("./packages/client/src/index.ts"),
+      "@runifold/store/embedded": here("./packages/store/src/embedded/index.ts"),
+      "@runifold/store": here("./packages/store/src/index.ts"),
       // The marker throws outside React Server Components; tests call server modules directly.
       "server-only": here("./node_modules/server-only/empty.js"),
     },

@@ -2,8 +2,8 @@
 // creates one run at a time (workers idle in between) and the step records when it started.
 
 import { CHANNELS, createRun, taskIdsOf } from "@runifold/sdk";
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
-import { migrate } from "../db/migrate";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase } from "./lib/pg";
 import { spawnTs, stopAll, waitFor } from "./lib/procs";

@@ -2,8 +2,9 @@
 // behind app/(ui)/tasks) and the tasks/get read (readTaskRecord) with 10M stored tasks (100k quick) seeded
 // in bulk by generate_series and kept between runs: p50/p99 per page shape, EXPLAIN (ANALYZE, BUFFERS) of
 // each to show which index serves it, and the disk the runs take per million.
+
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
-import { migrate } from "../db/migrate";
 import { listTaskPage, readTaskRecord, type TaskListFilters } from "../lib/tasks";
 import { seedDemo } from "../workflows/demo/seed";
 import type { BenchContext } from "./lib/context";

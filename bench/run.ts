@@ -5,7 +5,7 @@
 // section that throws prints `ERROR <section>: …`, and the last line names every failed section and the
 // exit code is 1. `npm run bench:docs` then rewrites the figures section of docs/benchmarks.md.
 import os from "node:os";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../db/embedded/embedded-postgres";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "@runifold/store/embedded";
 import { benchLatency } from "./latency";
 import type { BenchContext } from "./lib/context";
 import { describeEnvironment } from "./lib/pg";

@@ -4,9 +4,9 @@
 import { existsSync } from "node:fs";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { createRun } from "@runifold/sdk";
+import { migrate } from "@runifold/store";
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
 import postgres from "postgres";
-import { migrate } from "../db/migrate";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase, recreateFromTemplate } from "./lib/pg";
 import { type Child, inParallel, readResult, spawnTs, spawnWithResult, stopAll, waitFor } from "./lib/procs";

@@ -1,9 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SqlHandle } from "../db/client";
-import { createDb, type Sql } from "../db/client";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
+import { createDb, type Sql, type SqlHandle } from "@runifold/store";
+import { resolveDatabaseUrl } from "@runifold/store/embedded";
 import { findTenantBySlug, type TenantRow } from "../db/queries/tenants";
 import type { AdminActor, AdminContext } from "../lib/admin";
 import { readEnv } from "../lib/env";

@@ -1,5 +1,4 @@
-import type { Sql } from "../db/client";
-import { migrationsApplied } from "../db/migrate";
+import { migrationsApplied, type Sql } from "@runifold/store";
 import { ONLINE_WORKER_SQL } from "./tasks";
 
 export type Health = {

@@ -2,7 +2,7 @@
 // docs/deploy.md): applies pending migrations to DATABASE_URL (or the embedded instance a running
 // `npm start` published), then RUNIFOLD_SEED (default `admin` with DATABASE_URL: a first admin
 // only), and prints what it did. Exit codes: 0 done, 1 failed, 2 configuration.
-import { resolveDatabaseUrl, resolveDataRoot } from "../db/embedded/database-url";
+import { resolveDatabaseUrl, resolveDataRoot } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 import { bundledMigrationsDir, migrateSeed, runMigrateJob } from "./lib/migrate-job";
 

@@ -4,8 +4,7 @@
 // signal kills everything at once.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { resolveDataRoot } from "../db/embedded/database-url";
-import type { EmbeddedPostgres } from "../db/embedded/embedded-postgres";
+import { type EmbeddedPostgres, resolveDataRoot } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
 import { credentialLines, presentCredentials } from "./lib/first-run-credentials";

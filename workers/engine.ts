@@ -1,7 +1,7 @@
 // `npm run worker`: the SDK's runifold-worker serving $RUNIFOLD_WORKFLOWS (default: the demo module),
 // against DATABASE_URL or the embedded store a running `npm start` published.
 import { runWorkerCli } from "@runifold/sdk";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
+import { resolveDatabaseUrl } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 
 const env = readEnv();

@@ -1,6 +1,6 @@
 import type { WorkflowRegistry } from "@runifold/sdk";
 import { runWorker } from "@runifold/sdk";
-import { resolveDatabaseUrl } from "../db/embedded/database-url";
+import { resolveDatabaseUrl } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 import { startRetentionTimer } from "../lib/retention";
 

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { isUuid, PREPARED } from "../sql";
+import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 
 export type ApiKeyRow = {
   id: string;

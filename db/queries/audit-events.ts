@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { jsonParam } from "../sql";
+import { jsonParam, type SqlHandle } from "@runifold/store";
 
 export type AuditEventRow = {
   id: number;

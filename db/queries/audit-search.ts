@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../client";
+import type { SqlHandle } from "@runifold/store";
 import type { AuditEventRow } from "./audit-events";
 
 export type AuditSearchRow = AuditEventRow & { operator_email: string | null; tenant_slug: string | null };

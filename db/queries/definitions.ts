@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../client";
+import type { SqlHandle } from "@runifold/store";
 
 /** A workflow definition as a worker published it (db/schema/definitions.ts). */
 export type DefinitionRow = {

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../client";
+import type { SqlHandle } from "@runifold/store";
 
 /** How one throttle key counts attempts: `limit` per `windowMs`, then a lock doubling from `baseLockMs` up to `maxLockMs`. */
 export type ThrottlePolicy = { limit: number; windowMs: number; baseLockMs: number; maxLockMs: number };

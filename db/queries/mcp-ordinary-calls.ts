@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../client";
+import type { SqlHandle } from "@runifold/store";
 
 /** Expired rows removed per insert: bounded, so one call never pays for a backlog. */
 const PURGE_PER_INSERT = 100;

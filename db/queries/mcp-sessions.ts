@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { jsonParam, PREPARED } from "../sql";
+import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 
 /** A legacy MCP session as the protocol layer reads it (lib/mcp/legacy/session.ts). */
 export type McpSessionRow = {

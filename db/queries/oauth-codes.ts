@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../client";
+import type { SqlHandle } from "@runifold/store";
 
 export type AuthorizationCodeRow = {
   code_sha256: string;

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { PREPARED } from "../sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 
 export type TokenKind = "access" | "refresh";
 

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { isUuid } from "../sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 
 export type OperatorRole = "admin" | "operator";
 

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { jsonParam, PREPARED } from "../sql";
+import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../client";
-import { isUuid } from "../sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 
 /**
  * Webhook subscriptions and their delivery log (db/schema/webhooks.ts). Every statement names the

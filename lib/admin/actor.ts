@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /**
  * Who performs an admin operation, for the audit trail and the engine's `actor` fields: a signed-in

@@ -1,6 +1,6 @@
 import { createLogger } from "@runifold/sdk";
+import { isUuid } from "@runifold/store";
 import { insertAuditEvent } from "../../db/queries/audit-events";
-import { isUuid } from "../../db/sql";
 import { type AdminActor, type AdminContext, actorLabel } from "./actor";
 
 /**

@@ -1,4 +1,4 @@
-import { isUniqueViolation } from "../../db/sql";
+import { isUniqueViolation } from "@runifold/store";
 import { AppError } from "../errors";
 
 /** Runs an insert; a unique violation (duplicate slug, email, tool revision) becomes a conflict with `message`. */

@@ -1,7 +1,7 @@
+import { isUuid } from "@runifold/store";
 import { z } from "zod";
 import { addOperatorTenant, findOperatorByEmail, removeOperatorTenant } from "../../db/queries/operators";
 import { findTenantById } from "../../db/queries/tenants";
-import { isUuid } from "../../db/sql";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";

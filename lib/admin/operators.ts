@@ -1,5 +1,5 @@
+import { inTransaction, isUuid } from "@runifold/store";
 import { z } from "zod";
-import { inTransaction } from "../../db/client";
 import { revokeKeysCreatedBy } from "../../db/queries/api-keys";
 import {
   addOperatorTenant,
@@ -8,7 +8,6 @@ import {
   setOperatorDisabled as updateOperatorDisabled,
 } from "../../db/queries/operators";
 import { findTenantById } from "../../db/queries/tenants";
-import { isUuid } from "../../db/sql";
 import { hashPassword } from "../auth";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";

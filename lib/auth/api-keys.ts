@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type ApiKeyWithTenant, findApiKeyForAuth, insertApiKey, touchApiKey } from "../../db/queries/api-keys";
 
 export const SCOPES = ["mcp", "tasks:read", "tasks:write"] as const;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import {
   clearLoginKeys,
   purgeLoginThrottle,

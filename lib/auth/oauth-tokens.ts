@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { touchGrant } from "../../db/queries/oauth-grants";
 import { findAccessTokenForAuth } from "../../db/queries/oauth-tokens";
 import { isScope, type Principal } from "./api-keys";

@@ -1,9 +1,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
+import type { SqlHandle } from "@runifold/store";
 import { headers } from "next/headers";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import type { SqlHandle } from "../../db/client";
 import { endOperatorSession, findOperatorById, insertOperatorSession } from "../../db/queries/operators";
 import { type Env, readEnv } from "../env";
 import { getSql } from "../server/db";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /**
  * What an operator-facing loader, route handler or server action needs from its request: the

@@ -1,5 +1,5 @@
 import { createLogger } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { insertAuditEvent } from "../../db/queries/audit-events";
 
 /**

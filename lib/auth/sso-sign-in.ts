@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { inTransaction, isUniqueViolation, type SqlHandle } from "@runifold/store";
 import { z } from "zod";
-import { inTransaction, type SqlHandle } from "../../db/client";
 import {
   addOperatorTenant,
   createOperator,
@@ -10,7 +10,6 @@ import {
   type OperatorRow,
 } from "../../db/queries/operators";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { isUniqueViolation } from "../../db/sql";
 import { MAX_EMAIL_LENGTH, type SignedInOperator } from "./authenticate-operator";
 import type { OidcSettings } from "./oidc-settings";
 import { hashPassword } from "./passwords";

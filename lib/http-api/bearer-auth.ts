@@ -1,5 +1,5 @@
 import type { Logger } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type Principal, type Scope, verifyAccessToken, verifyApiKey } from "../auth";
 import { apiError } from "./responses";
 

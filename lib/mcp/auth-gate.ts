@@ -1,5 +1,5 @@
 import type { Logger } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { ApiKeyWithTenant } from "../../db/queries/api-keys";
 import type { RouteRow } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type Authenticated, authenticate } from "./auth-gate";
 import type { McpHandlerDeps } from "./create-mcp-handler";
 import { jsonResponse, RPC, rpcError } from "./json-rpc";

@@ -1,5 +1,5 @@
 import { authorizeScrape, isLoopbackScrape } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { peerOf } from "../auth";
 import { mcpFamilies } from "./mcp-metrics";
 import { webRegistry } from "./registry";

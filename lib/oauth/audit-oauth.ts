@@ -1,7 +1,6 @@
 import { createLogger } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import { isUuid, type SqlHandle } from "@runifold/store";
 import { insertAuditEvent } from "../../db/queries/audit-events";
-import { isUuid } from "../../db/sql";
 
 /**
  * OAuth events for the stored audit trail (audit_events, the shape lib/admin/audit.ts writes:

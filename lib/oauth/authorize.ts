@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { insertAuthorizationCode } from "../../db/queries/oauth-codes";
 import { operatorMayActInTenant } from "../../db/queries/oauth-grants";
 import { mintOpaqueToken, SCOPES, type Scope, tokenDigest } from "../auth";

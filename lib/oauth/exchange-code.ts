@@ -1,4 +1,4 @@
-import { inTransaction, type SqlHandle } from "../../db/client";
+import { inTransaction, type SqlHandle } from "@runifold/store";
 import { findOAuthClient } from "../../db/queries/oauth-clients";
 import { claimAuthorizationCode, linkAuthorizationCodeToGrant } from "../../db/queries/oauth-codes";
 import { insertGrant, operatorMayActInTenant, revokeGrantById } from "../../db/queries/oauth-grants";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { listActiveGrants, revokeGrantOfOwner } from "../../db/queries/oauth-grants";
 import { isScope, type Scope } from "../auth";
 import { auditOAuth } from "./audit-oauth";

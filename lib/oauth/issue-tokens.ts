@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { insertToken } from "../../db/queries/oauth-tokens";
 import { ACCESS_TOKEN_PREFIX, mintOpaqueToken, REFRESH_TOKEN_PREFIX, tokenDigest } from "../auth";
 import type { OAuthConfig } from "./config";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { findOAuthClient, type OAuthClientRow, upsertMetadataDocumentClient } from "../../db/queries/oauth-clients";
 import { auditOAuth } from "./audit-oauth";
 import { checkClientMetadata, metadataDocumentOf } from "./client-metadata";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { purgeAbandonedRegistrations } from "../../db/queries/oauth-clients";
 import { purgeExpiredAuthorizationCodes } from "../../db/queries/oauth-codes";
 import { purgeExpiredTokens } from "../../db/queries/oauth-tokens";

@@ -1,4 +1,4 @@
-import { inTransaction, type SqlHandle } from "../../db/client";
+import { inTransaction, type SqlHandle } from "@runifold/store";
 import { operatorMayActInTenant, revokeGrantById } from "../../db/queries/oauth-grants";
 import { lockRefreshToken, markRefreshTokenUsed } from "../../db/queries/oauth-tokens";
 import { tokenDigest } from "../auth";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { insertRegisteredClient } from "../../db/queries/oauth-clients";
 import type { RateBuckets } from "../rate-buckets";
 import { auditOAuth } from "./audit-oauth";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { findOAuthClient, type OAuthClientRow } from "../../db/queries/oauth-clients";
 import type { OAuthConfig } from "./config";
 import { isMetadataDocumentClientId, loadMetadataDocumentClient } from "./metadata-document";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { revokeGrantById } from "../../db/queries/oauth-grants";
 import { findTokenGrant } from "../../db/queries/oauth-tokens";
 import { tokenDigest } from "../auth";

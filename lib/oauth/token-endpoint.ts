@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { OAuthConfig } from "./config";
 import { exchangeAuthorizationCode } from "./exchange-code";
 import { readForm } from "./read-body";

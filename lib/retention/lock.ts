@@ -1,5 +1,5 @@
+import type { SqlHandle } from "@runifold/store";
 import postgres from "postgres";
-import type { SqlHandle } from "../../db/client";
 
 /**
  * The session advisory lock key of the retention cleaner, derived in SQL from a readable name so

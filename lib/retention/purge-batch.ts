@@ -1,6 +1,6 @@
 import { TERMINAL_STATUSES_SQL } from "@runifold/sdk";
+import type { SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../db/client";
 
 /**
  * A consumed requestState nonce is kept this long past its expiry before it is purged: the app

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /** running → completed | fenced | failed; `interrupted` marks a run whose cleaner died mid-way. */
 export type RetentionRunStatus = "running" | "completed" | "fenced" | "failed" | "interrupted";

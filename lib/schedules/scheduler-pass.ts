@@ -1,7 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import { coerceError, createRun } from "@runifold/sdk";
+import type { SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../db/client";
 import { validateArguments } from "../tasks";
 import { dueFireTime, parseSchedule } from "./fire-times";
 

@@ -1,5 +1,5 @@
-import { createDb, type Sql } from "../../db/client";
-import { resolveDatabaseUrl } from "../../db/embedded/database-url";
+import { createDb, type Sql } from "@runifold/store";
+import { resolveDatabaseUrl } from "@runifold/store/embedded";
 import { readEnv } from "../env";
 
 /**

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../db/client";
-import { PREPARED } from "../../db/sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 
 /** RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY's default: far above a real client's need, low enough to bound a runaway one. */
 export const DEFAULT_MAX_ACTIVE_TASKS_PER_KEY = 1_000;

@@ -1,8 +1,6 @@
 import { createRun, InvalidWorkflowInput } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
-import { inTransaction } from "../../db/client";
+import { inTransaction, jsonParam, type SqlHandle } from "@runifold/store";
 import type { RouteRow } from "../../db/queries/routes";
-import { jsonParam } from "../../db/sql";
 import type { Principal } from "../auth";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 import { grantTtlMs } from "./ttl";

@@ -1,7 +1,6 @@
 import { createLogger } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 import { insertAuditEvent } from "../../db/queries/audit-events";
-import { isUuid, PREPARED } from "../../db/sql";
 
 /**
  * Audit of refused task lookups (security review L6, research requirement 23): a task handle call

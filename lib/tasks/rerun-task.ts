@@ -1,7 +1,5 @@
 import { createRun, type RunStatus, TERMINAL_STATUSES_SQL } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
-import { inTransaction } from "../../db/client";
-import { isUuid, jsonParam } from "../../db/sql";
+import { inTransaction, isUuid, jsonParam, type SqlHandle } from "@runifold/store";
 
 /** The history event types that link a rerun and its original, both ways (payload `{taskId, actor}`). */
 export const RERUN_OF_EVENT = "rerun_of";

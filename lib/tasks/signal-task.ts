@@ -1,5 +1,5 @@
 import { isTerminal, type RunStatus, sendSignalForTenant } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskHandle } from "./queries/task-record";
 import { isSignalName, SIGNAL_PAYLOAD_MAX_BYTES, unstorablePayloadReason } from "./signal-rules";

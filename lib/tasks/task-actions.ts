@@ -1,6 +1,6 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
 import { cancelRunForTenant, type ProvideInputResult, provideInputForTenant } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { findTaskTenant } from "./queries/task-detail";
 import { readTaskRecord } from "./queries/task-record";
 import { readBoundTaskHandle, type TaskBinding } from "./task-binding";

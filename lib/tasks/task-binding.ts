@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 

@@ -60,10 +60,10 @@ async function assembleWeb(out: string): Promise<void> {
   // Next leaves the browser assets out of standalone output: the server serves them from beside itself.
   cpSync(path.join(ROOT, ".next", "static"), path.join(out, ".next", "static"), { recursive: true });
   if (existsSync(path.join(ROOT, "public"))) cpSync(path.join(ROOT, "public"), path.join(out, "public"), { recursive: true });
-  // The migrations, explicitly (the trace happens to include them today, for /api/health); drizzle-kit's
-  // snapshots are a development aid.
+  // The migrations (@runifold/store's), for migrate.mjs beside them; drizzle-kit's snapshots are a
+  // development aid. The server itself never reads them: /api/health compares the journal inlined at build.
   rmSync(path.join(out, "db"), { recursive: true, force: true });
-  cpSync(path.join(ROOT, "db", "migrations"), path.join(out, "db", "migrations"), {
+  cpSync(path.join(ROOT, "packages", "store", "migrations"), path.join(out, "db", "migrations"), {
     recursive: true,
     filter: (source) => !/_snapshot\.json$/.test(source),
   });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { isAlive } from "../../db/embedded/embedded-postgres";
+import { isAlive } from "@runifold/store/embedded";
 
 /**
  * Test runs give their embedded PostgreSQL a name of their own (`<prefix>-<pid>`), so two runs on one

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDb } from "../../db/client";
-import { migrate } from "../../db/migrate";
+import { createDb, migrate } from "@runifold/store";
 import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
 import { credentialLines, presentCredentials } from "./first-run-credentials";
 
@@ -28,7 +27,7 @@ export function migrateSeed(env: { RUNIFOLD_SEED?: string; DATABASE_URL?: string
 
 /**
  * The migrations to apply: the copy beside a bundled job (the web image's migrate.mjs sits next to
- * db/migrations), else the repository's own (db/migrate.ts's default).
+ * db/migrations), else the repository's own (@runifold/store's migrations directory).
  */
 export function bundledMigrationsDir(from: string): string | undefined {
   const beside = path.join(path.dirname(fileURLToPath(from)), "db", "migrations");

@@ -2,9 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createDb } from "../../db/client";
-import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
-import { migrate } from "../../db/migrate";
+import { createDb, migrate } from "@runifold/store";
+import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "@runifold/store/embedded";
 import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
 import { exited, isRunning, spawnNode, stopChildren } from "./children";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isAlive } from "../../db/embedded/embedded-postgres";
+import { isAlive } from "@runifold/store/embedded";
 
 /**
  * `<data root>/supervisor.json` names the processes a running `npm start` owns. If that supervisor

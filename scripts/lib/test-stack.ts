@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { type EmbeddedPostgres, freePort, startEmbeddedPostgres } from "@runifold/store/embedded";
 import postgres from "postgres";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
-import { freePort } from "../../db/embedded/free-port";
 import { sweepAbandonedClusters } from "./abandoned-clusters";
 import { type Log, prepareDatabase, Supervisor } from "./stack";
 

@@ -126,7 +126,7 @@ describe("Dockerfile", () => {
     for (const needed of [
       "scripts/deploy/assemble.ts",
       "next.config.ts",
-      "db/migrations/meta/_journal.json",
+      "packages/store/migrations/meta/_journal.json",
       "workflows/demo/index.ts",
       "packages/sdk/src/index.ts",
       "app",

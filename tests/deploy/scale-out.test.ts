@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "@runifold/store/embedded";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../db/embedded/free-port";
 import { createKey, createTenant, definitionsFromStore, SEED_ACTOR, saveRoute } from "../../lib/admin";
 import { freshDatabase } from "../helpers/db";
 import { ROOT, waitForExit } from "../helpers/processes";

@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "@runifold/store/embedded";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../db/embedded/free-port";
 import { modernClient } from "../helpers/modern-client";
 import { ROOT } from "../helpers/processes";
 import { waitFor } from "../helpers/wait-for";
@@ -29,7 +29,7 @@ import {
 const web = imageSpec("web");
 const migrateJob = imageSpec("migrate");
 const worker = imageSpec("worker");
-const journal = JSON.parse(readFileSync(path.join(ROOT, "db/migrations/meta/_journal.json"), "utf8")) as {
+const journal = JSON.parse(readFileSync(path.join(ROOT, "packages/store/migrations/meta/_journal.json"), "utf8")) as {
   entries: { tag: string }[];
 };
 const TAGS = journal.entries.map((entry) => entry.tag);

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { startEmbeddedPostgres } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
 
 /**
  * Security review H2, end to end as root: a project the `postgres` user cannot traverse (under the

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { claimRuns, LEASE_PLAN_SETTINGS } from "@runifold/sdk/testing";
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../db/migrate";
 import { withDatabase } from "../helpers/global-setup";
 import { keptClaimPlan } from "./support/kept-claim-plan";
 

@@ -1,7 +1,7 @@
 import { createRegistry, createWorker, defineWorkflow, silentLogger } from "@runifold/sdk";
+import { createDb } from "@runifold/store";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createDb } from "../../db/client";
 import { logStep } from "../fixtures/engine-workflows";
 import { waitFor } from "../helpers/wait-for";
 import { engineStore } from "./support/harness";

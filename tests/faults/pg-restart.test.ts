@@ -1,10 +1,9 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { migrate } from "@runifold/store";
+import { type EmbeddedPostgres, portIsFree, startEmbeddedPostgres } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
-import { portIsFree } from "../../db/embedded/free-port";
-import { migrate } from "../../db/migrate";
 import { createApiKey } from "../../lib/auth";
 import { sweepAbandonedClusters } from "../../scripts/lib/abandoned-clusters";
 import { seedDemo } from "../../workflows/demo/seed";

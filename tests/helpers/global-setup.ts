@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { migrate } from "@runifold/store";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "@runifold/store/embedded";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
-import { migrate } from "../../db/migrate";
 import { sweepAbandonedClusters } from "../../scripts/lib/abandoned-clusters";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -15,8 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { McpTaskClient } from "@runifold/client";
+import { freePort } from "@runifold/store/embedded";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../../db/embedded/free-port";
 import { lastJson, runCli } from "../cli/run-cli";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient } from "../helpers/legacy-client";
@@ -150,7 +150,7 @@ describe("the tarballs", () => {
     expect(files).toContain("LICENSE");
     const bin = entries.find((entry) => entry.path === "package/dist/bin/runifold-worker.js");
     expect(bin?.mode).toMatch(/^-rwx/);
-    const migrations = readFileSync(path.join(ROOT, "db/migrations/meta/_journal.json"), "utf8");
+    const migrations = readFileSync(path.join(ROOT, "packages/store/migrations/meta/_journal.json"), "utf8");
     const tags = (JSON.parse(migrations) as { entries: { tag: string }[] }).entries.map((entry) => entry.tag);
     expect(tags.length).toBeGreaterThan(0);
     for (const tag of tags) expect(files).toContain(`dist/migrations/${tag}.sql`);

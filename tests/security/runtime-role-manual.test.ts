@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRun, provideInputForTenant } from "@runifold/sdk";
+import { migrate } from "@runifold/store";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../db/embedded/embedded-postgres";
-import { migrate } from "../../db/migrate";
 
 /**
  * Migration 0020 on a server where the roles do not exist and the migrator may not create them (a

@@ -10,10 +10,10 @@ import {
   type Worker,
 } from "@runifold/sdk";
 import { claimRuns, finishRun } from "@runifold/sdk/testing";
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { migrate } from "../../db/migrate";
 import { listTaskPage } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { waitFor } from "../helpers/wait-for";

@@ -3,10 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { createRun } from "@runifold/sdk";
+import { freePort, readEmbeddedUrl } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readEmbeddedUrl } from "../../db/embedded/embedded-postgres";
-import { freePort } from "../../db/embedded/free-port";
 import { ROOT, waitForExit } from "../helpers/processes";
 import { waitForRunStatus } from "../helpers/runs";
 import { waitFor } from "../helpers/wait-for";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createRun } from "@runifold/sdk";
+import { jsonParam } from "@runifold/store";
 import type postgres from "postgres";
 import { addOperatorTenant, createOperator, type OperatorRole } from "../../db/queries/operators";
 import { createTenant } from "../../db/queries/tenants";
-import { jsonParam } from "../../db/sql";
 import type { OperatorContext } from "../../lib/auth";
 import { hashPassword } from "../../lib/auth";
 

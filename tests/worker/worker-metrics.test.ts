@@ -1,7 +1,7 @@
 import os from "node:os";
 import { createRun } from "@runifold/sdk";
+import { freePort } from "@runifold/store/embedded";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../db/embedded/free-port";
 import { echo } from "../fixtures/worker-modules/good";
 import { freshDatabase } from "../helpers/db";
 import { familyTypes, sampleValue } from "../helpers/prometheus";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describeDefinition, publishDefinitions } from "@runifold/sdk";
-import type { SqlHandle } from "../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { listApiKeys } from "../../db/queries/api-keys";
 import { countOperators } from "../../db/queries/operators";
 import { findActiveRoute } from "../../db/queries/routes";

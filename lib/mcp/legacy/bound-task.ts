@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { Principal } from "../../auth";
 import { isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { claimInputDeliveries, releaseInputDeliveries, renewInputDeliveries } from "../../../db/queries/mcp-sessions";
 
 /** How long a claim outlives its stream's last renewal (an instance that died without releasing). */

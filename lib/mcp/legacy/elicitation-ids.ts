@@ -1,4 +1,4 @@
-import { isUuid } from "../../../db/sql";
+import { isUuid } from "@runifold/store";
 
 /**
  * JSON-RPC IDs of the `elicitation/create` requests a task's input requests go out as. They are

@@ -1,4 +1,4 @@
-import { isUuid } from "../../../db/sql";
+import { isUuid } from "@runifold/store";
 import type { Principal } from "../../auth";
 import { listKeyTasks, type TaskListPosition } from "../../tasks";
 import { McpError, RPC } from "../json-rpc";

@@ -1,8 +1,7 @@
+import { PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../../db/client";
 import { type ApiKeyWithTenant, KEY_WITH_TENANT_COLUMNS } from "../../../db/queries/api-keys";
 import { ROUTE_COLUMNS, type RouteRow, routeFromJson } from "../../../db/queries/routes";
-import { PREPARED } from "../../../db/sql";
 import { liveTasksSql } from "../active-task-cap";
 
 /**

@@ -1,7 +1,6 @@
+import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../../db/client";
 import { type ApiKeyWithTenant, KEY_WITH_TENANT_COLUMNS } from "../../../db/queries/api-keys";
-import { isUuid, PREPARED } from "../../../db/sql";
 import { TASK_RECORD_COLUMNS, type TaskRecord, toTaskRecord } from "./task-record";
 
 /**

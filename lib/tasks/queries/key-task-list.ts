@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { TASK_RECORD_COLUMNS, type TaskRecord, toTaskRecord } from "./task-record";
 
 /** A keyset position: the (created_at, id) of the last task of the previous page. */

@@ -1,5 +1,5 @@
 import { RUN_STATUSES, TERMINAL_STATUSES } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /** What GET /api/metrics reports from the store, read at scrape time. */
 export type MetricsSnapshot = {

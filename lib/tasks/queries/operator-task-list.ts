@@ -1,5 +1,5 @@
 import type { RunStatus, WaitDetail } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { FilterClause } from "../input-filter";
 import { answeredByCondition, inputFilterConditions } from "./input-filter-sql";
 import { HANDLE_EXPIRED_SQL } from "./task-columns";

@@ -1,5 +1,5 @@
 import type { RunStatus } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 const ACTIVE: RunStatus[] = ["queued", "leased", "sleeping", "waiting_signal", "waiting_input"];
 

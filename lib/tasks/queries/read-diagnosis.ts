@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
-import { isUuid } from "../../../db/sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 import { type Diagnosis, diagnoseTask } from "../diagnose-task";
 import { HANDLE_EXPIRED_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 import { ONLINE_WORKER_SQL } from "./workers";

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
-import { isUuid } from "../../../db/sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 import { RERUN_AS_EVENT, RERUN_OF_EVENT } from "../rerun-task";
 
 /** A task's rerun links as its history records them (lib/tasks/rerun-task.ts): what it reran, what reran it. */

@@ -1,7 +1,6 @@
 import type { RunStatus } from "@runifold/sdk";
+import { isUuid, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../../db/client";
-import { isUuid } from "../../../db/sql";
 
 /**
  * Read models for the operator UI's retention pages (framework-free: plain rows in, plain objects

@@ -1,6 +1,6 @@
 import type { InputRequest, RunRow } from "@runifold/sdk";
 import { runColumns } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 import { ONLINE_WORKERS_JSON } from "./workers";
 

@@ -1,7 +1,6 @@
 import type { InputRequest, RunStatus, WorkflowResult } from "@runifold/sdk";
+import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import type { SqlHandle } from "../../../db/client";
-import { isUuid, PREPARED } from "../../../db/sql";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 
 /** What every task view (MCP eras, CLI, UI) is built from: one row, one round trip. */

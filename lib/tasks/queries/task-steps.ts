@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
-import { isUuid } from "../../../db/sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 
 /** What a step's retry state holds (`run_steps` key `retry:<key>`, packages/sdk/src/ops/record-step-failure.ts). */
 export type StepRetryRow = { failures: number; retryAt: string; lastError?: { name: string; message: string } };

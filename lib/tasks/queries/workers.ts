@@ -1,5 +1,5 @@
 import { WORKER_ONLINE_WINDOW_MS } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /**
  * The one definition of "online": a registered worker that has not stopped and heartbeated within

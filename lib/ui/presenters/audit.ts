@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type AuditFilters, type AuditRecord, searchAudit } from "../../admin";
 import type { Operator } from "../../auth";
 import { AppError } from "../../errors";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { Operator, Scope } from "../../auth";
 import { type AuthorizationClient, type OAuthConfig, validateAuthorizationRequest } from "../../oauth";
 import { listVisibleTenants } from "./tenants";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { Operator } from "../../auth";
 import { listInbox } from "../../tasks";
 import { type FormField, fieldsFromSchema } from "../schema-form";

@@ -1,6 +1,6 @@
 import "server-only";
 import { isTerminal, RUN_STATUSES, type RunStatus } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { Operator } from "../../auth";
 import { countActiveByStatus, countFinishedSince, listOnlineWorkers, listRecentFailures, tasksPerMinute } from "../../tasks";
 

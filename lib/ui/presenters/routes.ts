@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { listRouteRevisions, type RouteRow } from "../../../db/queries/routes";
 import { describeSchedule, listPublishedDefinitions } from "../../admin";
 import type { Operator } from "../../auth";

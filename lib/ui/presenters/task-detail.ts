@@ -1,6 +1,6 @@
 import "server-only";
 import type { FailureCause, InputRequest, RunStatus, WaitDetail } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { Operator } from "../../auth";
 import {
   findTaskDetail,

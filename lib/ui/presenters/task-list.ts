@@ -1,6 +1,5 @@
-import { isUuid } from "../../../db/sql";
+import { isUuid, type SqlHandle } from "@runifold/store";
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
 import type { Operator } from "../../auth";
 import { AppError } from "../../errors";
 import { idPrefixRange, listTaskPage, parseInputFilter, type TaskListRow } from "../../tasks";

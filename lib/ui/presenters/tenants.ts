@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { listApiKeys } from "../../../db/queries/api-keys";
 import { listOperators, listTenantMembers } from "../../../db/queries/operators";
 import { findScopedTenantBySlug, listTenants, type TenantRow } from "../../../db/queries/tenants";

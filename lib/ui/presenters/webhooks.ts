@@ -1,6 +1,6 @@
 import "server-only";
 import { WEBHOOK_EVENTS } from "@runifold/sdk";
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { listRecentDeliveries, listWebhookSubscriptions } from "../../../db/queries/webhooks";
 import type { Operator } from "../../auth";
 import { listVisibleTenants } from "./tenants";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { type Attempt, createReplayContext } from "./context";
 import { dbClockFrom } from "./db-clock";
 import {

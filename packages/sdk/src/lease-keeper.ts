@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { coerceError, LeaseExpiredLocally, LeaseLost } from "./errors";
 import type { Logger } from "./logger";
 import { renewLease } from "./ops/renew-lease";

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { checkpointSteps, type StepCheckpoint } from "./ops/checkpoint-step";
 import { finishRuns, type RunOutcome } from "./ops/finish-run";
 import type { Lease } from "./ops/types";

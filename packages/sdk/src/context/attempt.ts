@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { DbClock } from "../db-clock";
 import { AttemptEnded, coerceError, LeaseLost, StoreUnavailable, WorkflowMisuse } from "../errors";
 import type { LeasedWrites } from "../leased-writes";

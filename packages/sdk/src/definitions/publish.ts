@@ -1,6 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { inTransaction } from "../../../../db/client";
-import { jsonParam } from "../../../../db/sql";
+import { inTransaction, jsonParam, type SqlHandle } from "@runifold/store";
 import { TERMINAL_STATUSES_SQL } from "../states";
 import { workflowKey } from "../workflow";
 import type { PublishedDefinition } from "./describe";

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { PREPARED } from "../../../../db/sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 import type { RunStatus } from "../states";
 import { type RunRow, runColumns } from "./types";
 

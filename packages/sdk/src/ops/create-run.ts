@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SpanKind } from "@opentelemetry/api";
-import type { SqlHandle } from "../../../../db/client";
-import { jsonParam, PREPARED } from "../../../../db/sql";
+import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
 import { captureTraceContext, inSpan } from "../telemetry/spans";

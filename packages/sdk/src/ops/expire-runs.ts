@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 
 /**

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { jsonParam, PREPARED } from "../../../../db/sql";
+import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import type { FailureCause } from "../failure-cause";
 import type { WorkflowResult } from "../workflow";

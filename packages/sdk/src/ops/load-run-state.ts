@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { PREPARED } from "../../../../db/sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 import type { InputResponse } from "../workflow";
 
 /** A memoized durable operation: its stored value and its position in the call order (null: none). */

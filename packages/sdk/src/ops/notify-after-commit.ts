@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { PREPARED } from "../../../../db/sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 
 /**
  * Wake-ups for the hot path's writes, sent after their commit instead of inside it.

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /** Deletes expired idempotency keys in small batches (workers sweep them; see ops/create-run.ts). */
 export async function pruneIdempotencyKeys(sql: SqlHandle, limit = 500): Promise<number> {

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 import type { FailureCause } from "../failure-cause";
 
 /**

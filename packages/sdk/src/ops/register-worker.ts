@@ -1,4 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
+import type { SqlHandle } from "@runifold/store";
 
 /** Announces (or re-announces) a worker and the workflow versions it serves. */
 export async function registerWorker(

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { PREPARED } from "../../../../db/sql";
+import { PREPARED, type SqlHandle } from "@runifold/store";
 import { LEASE_GUARD, type Lease } from "./types";
 
 /** The heartbeat during a long step: extends the lease; false means it was lost (cancelled or reclaimed). */

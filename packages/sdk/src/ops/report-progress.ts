@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { jsonParam } from "../../../../db/sql";
+import { jsonParam, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import type { Progress } from "../workflow";
 import { LEASE_GUARD, type Lease } from "./types";

@@ -1,5 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { inTransaction } from "../../../../db/client";
+import { inTransaction, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import { encodeJson } from "../json-value";
 import { DEFAULT_LIMITS } from "../limits";

@@ -1,6 +1,4 @@
-import type { SqlHandle } from "../../../../db/client";
-import { inTransaction } from "../../../../db/client";
-import { jsonParam } from "../../../../db/sql";
+import { inTransaction, jsonParam, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import type { InputRequest, InputResponse } from "../workflow";
 import { lockLeasedRun } from "./transaction";

@@ -1,5 +1,5 @@
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
-import { migrate } from "../../../../db/migrate";
 import { shippedMigrationsDir } from "./migrations-dir";
 import { readSchemaStatus } from "./schema-check";
 import { readWorkerEnv } from "./worker-env";

@@ -1,8 +1,7 @@
-import type { Sql } from "../../../../db/client";
-import journal from "../../../../db/migrations/meta/_journal.json" with { type: "json" };
+import { MIGRATION_TAGS, type Sql } from "@runifold/store";
 
 /** The migrations this SDK was built against, in order. */
-export const KNOWN_MIGRATIONS: readonly string[] = journal.entries.map((entry) => entry.tag);
+export const KNOWN_MIGRATIONS: readonly string[] = MIGRATION_TAGS;
 
 export class SchemaMismatchError extends Error {
   override name = "SchemaMismatchError";

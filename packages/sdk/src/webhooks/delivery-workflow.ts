@@ -1,5 +1,5 @@
+import type { SqlHandle } from "@runifold/store";
 import { z } from "zod";
-import type { SqlHandle } from "../../../../db/client";
 import { NonRetryableError } from "../errors";
 import type { ResolvedRetryPolicy } from "../policy/retry-policy";
 import { type AnyWorkflow, defineWorkflow } from "../workflow";

@@ -12,7 +12,7 @@ export const WEBHOOK_TEST_EVENT = "webhook.test";
 
 /**
  * The built-in workflow that delivers one webhook. Its name and version are also written in the
- * migration that creates delivery runs (db/migrations/0015_webhooks.sql): both change together.
+ * migration that creates delivery runs (packages/store/migrations/0015_webhooks.sql): both change together.
  */
 export const WEBHOOK_DELIVERY_WORKFLOW = { name: "runifold-webhook-delivery", version: 1 } as const;
 

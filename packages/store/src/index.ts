@@ -1,0 +1,10 @@
+/**
+ * @runifold/store — the storage kernel every other part of Runifold stands on: the PostgreSQL pool
+ * and handle types, the SQL helpers, and the one ordered history of migrations. The embedded
+ * PostgreSQL (`npm start`, test harnesses, the dev server) is its own door, `@runifold/store/embedded`,
+ * so importing the kernel never loads it.
+ */
+export { createDb, inTransaction, type Sql, type SqlHandle } from "./client";
+export { listMigrations, MIGRATIONS_DIR, migrate, migrationsApplied } from "./migrate";
+export { MIGRATION_TAGS } from "./migration-tags";
+export { isUniqueViolation, isUuid, jsonParam, PREPARED } from "./sql";
