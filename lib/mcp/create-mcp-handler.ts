@@ -2,7 +2,7 @@ import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { CappedBody } from "../http-api";
 import { authenticate, type GateOAuth } from "./auth-gate";
-import type { CredentialLimits } from "./credential-limits";
+import type { CredentialLimits } from "./credential-budgets";
 import { handleMcpPost } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
 

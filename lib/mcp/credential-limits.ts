@@ -1,36 +1,10 @@
 import type { WorkflowResult } from "@runifold/sdk";
-import { RateBuckets } from "../rate-buckets";
-import { CredentialSlots } from "./credential-slots";
+import { type CredentialLimits, createCredentialLimits } from "./credential-budgets";
 import { McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 
-/** RUNIFOLD_MAX_STREAMS_PER_KEY's default: SSE streams (listen, GET, tasks/result, inline tools/call) one key holds. */
-export const DEFAULT_MAX_STREAMS_PER_KEY = 100;
-/** RUNIFOLD_MAX_WAITS_PER_KEY's default: JSON requests blocked on a task (tasks/result, ordinary tools/call). */
-export const DEFAULT_MAX_WAITS_PER_KEY = 100;
-/** RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY's default: 10 a second sustained, a minute's worth in a burst. */
-export const DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY = 600;
 /** What a 429 for a full stream or wait budget asks the client to wait: slots free as soon as one ends. */
 const SLOT_RETRY_AFTER_S = 5;
-
-/** The per-credential budgets of one web process (security review M4); shared by its POST and GET handlers. */
-export type CredentialLimits = { streams: CredentialSlots; waits: CredentialSlots; creates: RateBuckets };
-
-export function createCredentialLimits(
-  config: {
-    maxStreamsPerKey?: number;
-    maxWaitsPerKey?: number;
-    maxTaskCreatesPerMinutePerKey?: number;
-    /** The creation bucket's clock (tests move it instead of waiting a minute). */
-    now?: () => number;
-  } = {},
-): CredentialLimits {
-  return {
-    streams: new CredentialSlots(config.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY),
-    waits: new CredentialSlots(config.maxWaitsPerKey ?? DEFAULT_MAX_WAITS_PER_KEY),
-    creates: new RateBuckets(config.maxTaskCreatesPerMinutePerKey ?? DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY, config.now),
-  };
-}
 
 let processDefault: CredentialLimits | undefined;
 

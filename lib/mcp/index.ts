@@ -1,6 +1,6 @@
 export type { McpHandlerDeps, McpPostHandler } from "./create-mcp-handler";
 export { createMcpHandler, methodNotAllowed } from "./create-mcp-handler";
-export { type CredentialLimits, createCredentialLimits } from "./credential-limits";
+export { type CredentialLimits, createCredentialLimits } from "./credential-budgets";
 export { isModernMessage } from "./era";
 export { MAX_BODY_BYTES, readMcpBody } from "./handle-mcp-request";
 export { jsonAnswerOf } from "./json-rpc";

@@ -2,8 +2,8 @@ import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
 import type { PrefetchedTask, PrefetchedTool } from "./auth-gate";
-import type { CredentialLimits } from "./credential-limits";
-import type { LegacySession } from "./legacy/session";
+import type { CredentialLimits } from "./credential-budgets";
+import type { LegacySession } from "./legacy/session-record";
 
 /** What the protocol layer needs from the process: passed in, never imported as singletons. */
 export type McpDeps = {
@@ -15,7 +15,7 @@ export type McpDeps = {
   resourceMetadataUrl?: string;
   /** Live tasks one credential may have at once (RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY); default DEFAULT_MAX_ACTIVE_TASKS_PER_KEY. */
   maxActiveTasksPerKey?: number;
-  /** Per-credential stream, wait and creation budgets of this process (credential-limits.ts); default: the process's, at the defaults. */
+  /** Per-credential stream, wait and creation budgets of this process (credential-budgets.ts); default: the process's, at the defaults. */
   limits?: CredentialLimits;
 };
 

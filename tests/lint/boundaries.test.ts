@@ -47,9 +47,17 @@ const violations: [file: string, source: string, message: RegExp][] = [
   ["app/probe.ts", 'export { createDb } from "@runifold/store";', /never db\/ or @runifold\/store directly/],
   ["app/probe-db.ts", 'export { findTenant } from "@/db/queries/tenants";', /never db\/ or @runifold\/store directly/],
   ["packages/sdk/src/probe.ts", 'export { readEnv } from "../../../lib/env";', /depends only on @runifold\/store/],
-  ["packages/sdk/src/probe-db.ts", 'export { findTenant } from "../../../db/queries/tenants";', /depends only on @runifold\/store/],
+  [
+    "packages/sdk/src/probe-db.ts",
+    'export { findTenant } from "../../../db/queries/tenants";',
+    /depends only on @runifold\/store/,
+  ],
   ["packages/store/src/probe.ts", 'export { createRun } from "@runifold/sdk";', /storage kernel: it imports nothing above it/],
-  ["packages/store/src/probe-lib.ts", 'export { readEnv } from "../../../lib/env";', /storage kernel: it imports nothing above it/],
+  [
+    "packages/store/src/probe-lib.ts",
+    'export { readEnv } from "../../../lib/env";',
+    /storage kernel: it imports nothing above it/,
+  ],
   ["packages/sdk/src/probe-next.ts", 'export { NextResponse } from "next/server";', /framework-free/],
   ["packages/client/src/probe.ts", 'export { createRun } from "@runifold/sdk";', /stands alone/],
   [

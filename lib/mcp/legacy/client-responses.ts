@@ -1,8 +1,8 @@
 import type { InputResponse } from "@runifold/sdk";
 import { answerTaskByHandle } from "../../tasks";
+import { isElicitResult } from "../elicit-result";
 import { isRecord, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { isElicitResult } from "../modern/tools-call";
 import { ANSWER_SCOPE, requireScope } from "../scopes";
 import { readBoundTask } from "./bound-task";
 import { parseElicitationRequestId } from "./elicitation-ids";

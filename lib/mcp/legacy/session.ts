@@ -5,6 +5,7 @@ import type { Principal } from "../../auth";
 import { canAsk, elicitationModes } from "../input-capabilities";
 import { isRecord, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import type { LegacySession } from "./session-record";
 
 /**
  * Legacy sessions (2025-11-25 basic/transports.mdx "Session Management"). The server mints an
@@ -28,9 +29,6 @@ export const SESSION_IDLE_TTL_MS = 24 * 60 * 60_000;
 const SLIDE_EVERY_MS = 60 * 60_000;
 /** Longer than any ID we mint (43 characters); anything else cannot be ours. */
 const MAX_SESSION_ID_CHARS = 200;
-
-/** What the client declared at initialize, as any instance reads it back; `idSha256` names the row. */
-export type LegacySession = { idSha256: string; protocolVersion: string; clientCapabilities: Record<string, unknown> };
 
 /** Only the digest is stored, so a copy of the table does not yield live session IDs. */
 export function sessionDigest(id: string): string {

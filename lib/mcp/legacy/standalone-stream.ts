@@ -8,7 +8,8 @@ import { readBoundTask } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { serialRounds } from "./serial-rounds";
-import { type LegacySession, sessionCanAsk, sessionMayElicit } from "./session";
+import { sessionCanAsk, sessionMayElicit } from "./session";
+import type { LegacySession } from "./session-record";
 import { openSse } from "./sse";
 import { withdrawQuestions } from "./withdrawal";
 

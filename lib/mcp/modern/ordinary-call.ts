@@ -10,13 +10,13 @@ import {
   validateInputResponse,
   waitForTask,
 } from "../../tasks";
+import { isElicitResult } from "../elicit-result";
 import { answerableInputRequests } from "../input-capabilities";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { issueRequestState, type StateCall } from "../request-state";
 import { ordinaryAnswer, startTask } from "../tool-invocation";
 import type { ModernEnvelope } from "./envelope";
-import { isElicitResult } from "./tools-call";
 
 /**
  * The ordinary path of the 2026-07-28 leg: a tools/call that does not become a task still runs as a

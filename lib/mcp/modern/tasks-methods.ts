@@ -1,10 +1,10 @@
 import type { InputResponse } from "@runifold/sdk";
 import { answerTaskByHandle, bindTaskHandle, cancelTaskByHandle, readBoundTaskHandle } from "../../tasks";
+import { isElicitResult } from "../elicit-result";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { detailedTask } from "../task-shapes";
 import { type ModernEnvelope, missingTasksCapability } from "./envelope";
-import { isElicitResult } from "./tools-call";
 
 /** One answer for missing, foreign, expired and purged IDs alike (ext-tasks "Error Handling"). */
 export const taskNotFound = () => new McpError(RPC.invalidParams, "Task not found");

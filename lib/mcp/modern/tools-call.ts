@@ -2,6 +2,7 @@ import type { InputRequest, InputResponse } from "@runifold/sdk";
 import type { RouteRow } from "../../../db/queries/routes";
 import { validateArguments, validateInputResponse } from "../../tasks";
 import { whileWaiting } from "../credential-limits";
+import { isElicitResult } from "../elicit-result";
 import { missingInputCapabilities } from "../input-capabilities";
 import { isRecord } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
@@ -127,10 +128,4 @@ async function collectPreflight(
       requestState: await issueRequestState(deps.sql, binding, accepted),
     },
   };
-}
-
-export function isElicitResult(value: unknown): value is InputResponse {
-  if (!isRecord(value)) return false;
-  if (value.action !== "accept" && value.action !== "decline" && value.action !== "cancel") return false;
-  return value.content === undefined || isRecord(value.content);
 }

@@ -1,4 +1,4 @@
-import type { RpcMessage } from "./transport";
+import type { RpcMessage } from "./rpc-message";
 import type { InputRequest } from "./types";
 
 /**

@@ -1,4 +1,4 @@
-import type { RpcMessage } from "./transport";
+import type { RpcMessage } from "./rpc-message";
 
 /**
  * The JSON-RPC messages of a `text/event-stream` body, as they arrive. Events whose data is not

@@ -1,16 +1,8 @@
 import { McpAuthError, McpProtocolError, McpTransportError } from "./errors";
+import type { RpcId, RpcMessage } from "./rpc-message";
 import { readSse } from "./sse";
 
-export type RpcId = string | number;
-
-export type RpcMessage = {
-  jsonrpc?: "2.0";
-  id?: RpcId | null;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-};
+export type { RpcId, RpcMessage } from "./rpc-message";
 
 /** Called with every message of an SSE answer that is not the awaited response (notifications, server requests). */
 export type MessageHandler = (message: RpcMessage) => void | Promise<void>;

@@ -13,6 +13,7 @@ import {
   UnhandledWorkflowError,
   WorkflowFailure,
 } from "./errors";
+import type { ExecutionEnd } from "./execution-end";
 import { causeOf, type FailureCause, publicCause } from "./failure-cause";
 import { encodeJson } from "./json-value";
 import { runInAttemptScope } from "./last-resort";
@@ -49,7 +50,7 @@ export const DEFAULT_MAX_LOST_ATTEMPTS = 10;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export type ExecutionEnd = "completed" | "failed" | "suspended" | "abandoned";
+export type { ExecutionEnd } from "./execution-end";
 
 /**
  * Runs one claimed attempt of a run to its next durable boundary: terminal, parked, or abandoned

@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { ExecutionEnd } from "../executor";
+import type { ExecutionEnd } from "../execution-end";
 import { bindLogger, type Logger } from "../logger";
 import type { ClaimedRun } from "../ops/claim-runs";
 import { type AttemptOutcome, notify, type WorkerObserver } from "./observer";
