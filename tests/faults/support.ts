@@ -75,7 +75,29 @@ export const faultSignalFirst = defineWorkflow({
   },
 });
 
-export const faultRegistry = createRegistry([faultSteps, faultLong, faultSignalFirst]);
+/**
+ * Two logged steps; the second returns what `poison` says: a plain value, one the engine must refuse
+ * ("a\u0000b"), or a marker a test trigger makes the store refuse (poison-batch.test.ts). Every run
+ * waits `ms` in each step, so runs claimed together write their checkpoints in the same batch.
+ */
+export const faultPoison = defineWorkflow({
+  name: "fault-poison",
+  version: 1,
+  input: z.object({ poison: z.enum(["none", "nul", "store-refuses"]), ms: z.number().int().min(0).max(5_000) }),
+  async run(ctx, input) {
+    for (const key of ["a", "b"]) {
+      await ctx.step(key, async () => {
+        await stepLog(ctx.runId, key);
+        await new Promise((r) => setTimeout(r, input.ms));
+        if (key === "a" || input.poison === "none") return "fine";
+        return input.poison === "nul" ? "a\u0000b" : "store-refuses";
+      });
+    }
+    return { content: [{ type: "text", text: "done" }] };
+  },
+});
+
+export const faultRegistry = createRegistry([faultSteps, faultLong, faultSignalFirst, faultPoison]);
 
 /** Error text that must never reach a client: stack frames, SQL, driver and file-system detail. */
 export const INTERNAL_DETAIL =

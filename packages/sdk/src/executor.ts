@@ -14,8 +14,8 @@ import {
   WorkflowFailure,
 } from "./errors";
 import type { ExecutionEnd } from "./execution-end";
-import { causeOf, type FailureCause, publicCause } from "./failure-cause";
-import { encodeJson } from "./json-value";
+import { CAUSE_MESSAGE_CHARS, causeOf, type FailureCause, publicCause } from "./failure-cause";
+import { encodeJson, storableText } from "./json-value";
 import { runInAttemptScope } from "./last-resort";
 import { keepLease } from "./lease-keeper";
 import type { LeasedWrites } from "./leased-writes";
@@ -177,7 +177,7 @@ async function failWith(
   const cause = causeOf(caught, { attempt: run.attempt, step, stepAttempt: stepFailure?.stepAttempt });
   if (caught instanceof WorkflowFailure) {
     const data = caught.data === undefined ? {} : { data: safeData(caught.data) };
-    return await fail({ code: caught.code, message: caught.message, ...data }, cause);
+    return await fail({ code: caught.code, message: storableText(caught.message, CAUSE_MESSAGE_CHARS), ...data }, cause);
   }
   // Anything else may carry internals (SQL, paths, secrets): operators read the cause, clients a generic line.
   deps.logger.error("workflow failed", { runId: run.id, workflow: run.workflow_key, step, error: cause.message });
@@ -203,18 +203,43 @@ function safeData(data: unknown): unknown {
   }
 }
 
+/**
+ * The terminal write. A store outage hands the run back (it is not the run's fault). Any other
+ * refusal would refuse this outcome on every attempt — left alone, the run would be re-claimed and
+ * re-run until its lost attempts ran out — so the run fails instead with a fixed cause the store
+ * can always hold (`unstorable_outcome`), once.
+ */
 async function finish(deps: ExecuteDeps, lease: Lease, outcome: RunOutcome): Promise<ExecutionEnd> {
   try {
     const done = await deps.writes.finish(lease, outcome);
     if (!done) deps.logger.info("terminal write refused: run no longer leased by this worker", { runId: lease.runId });
     return done ? outcome.status : "abandoned";
   } catch (error) {
-    if (isTransientStoreError(error)) void releaseWhenStoreAnswers(deps, lease);
-    deps.logger.warn("could not record terminal state; the run is handed back", {
+    const message = coerceError(error).message;
+    if (isTransientStoreError(error)) {
+      void releaseWhenStoreAnswers(deps, lease);
+      deps.logger.warn("could not record terminal state; the run is handed back", { runId: lease.runId, error: message });
+      return "abandoned";
+    }
+    if (outcome.status === "failed" && outcome.cause?.code === "unstorable_outcome") {
+      deps.logger.error("could not record even the fixed failure; the lease decides", { runId: lease.runId, error: message });
+      return "abandoned";
+    }
+    deps.logger.error("the store refused the terminal state; the run fails with a fixed cause", {
       runId: lease.runId,
-      error: coerceError(error).message,
+      error: message,
     });
-    return "abandoned";
+    const cause: FailureCause = {
+      code: "unstorable_outcome",
+      message: `the run's ${outcome.status === "completed" ? "result" : "failure"} could not be stored: ${storableText(message, 500)}`,
+      attempt: lease.attempt,
+    };
+    const fixed: RunOutcome = {
+      status: "failed",
+      error: publicError("Workflow failed: its outcome could not be stored", publicCause(cause)),
+      cause,
+    };
+    return finish(deps, lease, fixed);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   WorkflowFailure,
   WorkflowMisuse,
 } from "./errors";
+import { storableText } from "./json-value";
 
 /**
  * Why a run failed, stored on the run (`runs.failure`) for operators: the task page and the CLI show
@@ -27,7 +28,11 @@ export type FailureCode =
   | "run_timeout"
   | "input_timeout"
   | "attempts_exhausted"
-  | "unhandled_error";
+  | "unhandled_error"
+  | "unstorable_outcome";
+
+/** How much of an error's message a cause keeps, in code points. */
+export const CAUSE_MESSAGE_CHARS = 2_000;
 
 export type FailureCause = {
   code: FailureCode;
@@ -65,8 +70,8 @@ export function causeOf(error: unknown, where: { attempt: number; step?: string;
                     : "workflow_error";
   return {
     code,
-    message: e.message.slice(0, 2_000),
-    name: e.name,
+    message: storableText(e.message, CAUSE_MESSAGE_CHARS),
+    name: storableText(e.name, 200),
     attempt: where.attempt,
     ...(where.step ? { step: where.step } : {}),
     ...(where.stepAttempt ? { stepAttempt: where.stepAttempt } : {}),

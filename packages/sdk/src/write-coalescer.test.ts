@@ -76,4 +76,21 @@ describe("createCoalescer", () => {
     await expect(failed[1]).rejects.toThrow("connection reset");
     await expect(write({ run: "c", n: 1 })).resolves.toBe("c");
   });
+
+  it("writes a batch again item by item when retryAlone accepts its error: only the guilty write rejects", async () => {
+    const batches: string[][] = [];
+    const write = createCoalescer({
+      flush: async (items: Item[]) => {
+        batches.push(items.map((i) => i.run));
+        if (items.some((i) => i.run === "poison")) throw new Error("unsupported Unicode escape sequence");
+        return items.map((i) => i.run);
+      },
+      keyOf: (i: Item) => i.run,
+      maxBatch: 64,
+      retryAlone: (error) => !String(error).includes("connection"),
+    });
+    const all = ["a", "poison", "b"].map((run) => write({ run, n: 1 }).catch((error: Error) => error.message));
+    expect(await Promise.all(all)).toEqual(["a", "unsupported Unicode escape sequence", "b"]);
+    expect(batches).toEqual([["a", "poison", "b"], ["a"], ["poison"], ["b"]]);
+  });
 });

@@ -6,8 +6,12 @@
  * instead of 32, and a lone write pays no added latency beyond one tick.
  *
  * A batch holds at most one write per key (a run's parallel steps checkpoint separately: one
- * statement joining a run twice would update it once and drop the other step). When the statement
- * fails, every write in that batch rejects with its error, exactly as each would have on its own.
+ * statement joining a run twice would update it once and drop the other step).
+ *
+ * A batch must not change outcomes. When its statement fails for a reason `retryAlone` accepts (one
+ * item's value the store refuses: it would refuse it alone too), each item is written again on its
+ * own, so only the guilty item rejects. Any other failure (the connection went) rejects every
+ * write in the batch with its error, as each would have failed on its own.
  */
 export type Coalescer<I, O> = (item: I) => Promise<O>;
 
@@ -18,6 +22,8 @@ export function createCoalescer<I, O>(options: {
   flush: (items: I[]) => Promise<O[]>;
   keyOf: (item: I) => string;
   maxBatch: number;
+  /** Whether a failed batch's items are written again one by one (default: never). */
+  retryAlone?: (error: unknown) => boolean;
 }): Coalescer<I, O> {
   const queue: Pending<I, O>[] = [];
   let busy = false;
@@ -48,11 +54,23 @@ export function createCoalescer<I, O>(options: {
           const results = await options.flush(batch.map((entry) => entry.item));
           for (const [index, entry] of batch.entries()) entry.resolve(results[index] as O);
         } catch (error) {
-          for (const entry of batch) entry.reject(error);
+          if (batch.length > 1 && options.retryAlone?.(error)) await flushAlone(batch);
+          else for (const entry of batch) entry.reject(error);
         }
       }
     } finally {
       busy = false;
+    }
+  }
+
+  async function flushAlone(batch: Pending<I, O>[]) {
+    for (const entry of batch) {
+      try {
+        const [result] = await options.flush([entry.item]);
+        entry.resolve(result as O);
+      } catch (error) {
+        entry.reject(error);
+      }
     }
   }
 

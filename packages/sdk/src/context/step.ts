@@ -1,5 +1,7 @@
-import { LeaseLost, RunSuspended, StepTimeout, WorkflowMisuse } from "../errors";
-import { encodeJson } from "../json-value";
+import { LeaseLost, RunSuspended, StepTimeout, StoreUnavailable, WorkflowMisuse } from "../errors";
+import { CAUSE_MESSAGE_CHARS } from "../failure-cause";
+import { encodeJson, storableText } from "../json-value";
+import type { StepCheckpoint } from "../ops/checkpoint-step";
 import { recordStepFailure, type StepRetryState } from "../ops/record-step-failure";
 import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
 import { observeStep } from "../telemetry/attempt-telemetry";
@@ -61,7 +63,7 @@ export async function runStep<T>(
         attempt.lastStepFailure = { error, step: key, stepAttempt: execution };
         throw error;
       }
-      const held = await attempt.store(() => deps.writes.checkpoint(deps.lease, { key, outputJson: encoded.text, seq: op.seq }));
+      const held = await checkpoint(attempt, key, execution, { key, outputJson: encoded.text, seq: op.seq });
       if (!held) throw new LeaseLost("lease lost");
       deps.state.steps.set(key, { value: encoded.value, seq: op.seq });
       return encoded.value as T;
@@ -69,6 +71,26 @@ export async function runStep<T>(
   } finally {
     op.done();
     if (attempt.currentStep === key) attempt.currentStep = undefined;
+  }
+}
+
+/**
+ * The step's checkpoint. The store refusing it for a reason that is not the connection's (a value
+ * the encoder let through and jsonb does not take) fails this step as `not_serialisable`, naming
+ * it: the write would fail the same way on every attempt, so re-running the run cannot help.
+ */
+async function checkpoint(attempt: Attempt, key: string, execution: number, step: StepCheckpoint): Promise<boolean> {
+  const { deps } = attempt;
+  try {
+    return await attempt.store(() => deps.writes.checkpoint(deps.lease, step));
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw error;
+    const refused = new WorkflowMisuse(
+      "not_serialisable",
+      `step "${key}" output could not be stored: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    attempt.lastStepFailure = { error: refused, step: key, stepAttempt: execution };
+    throw refused;
   }
 }
 
@@ -124,7 +146,7 @@ async function backOff(attempt: Attempt, key: string, failures: number, error: u
     recordStepFailure(deps.sql, deps.lease, {
       key,
       failures,
-      error: { name: e.name, message: e.message.slice(0, 2_000) },
+      error: { name: storableText(e.name, 200), message: storableText(e.message, CAUSE_MESSAGE_CHARS) },
       delayMs,
       park,
     }),

@@ -98,6 +98,9 @@ export async function requestInputs(
       if (!deps.history.replaying) spanEvent("runifold.input.answered", { "runifold.input.keys": keys });
       return Object.fromEntries(keys.map((key) => [key, deps.state.answers.get(key) as InputResponse]));
     }
+    // Requests carry text from the workflow (a message, a schema): refused here, naming the key, if
+    // the store could not hold it. No size limit of their own: they are the workflow's own constants.
+    for (const key of keys) encodeJson(requests[key], `input request "${key}"`, Number.POSITIVE_INFINITY);
     const outcome = await attempt.store(() => suspendForInput(deps.sql, deps.lease, requests, deadline));
     if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
     if (outcome.kind === "suspended") {

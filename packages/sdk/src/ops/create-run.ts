@@ -3,6 +3,7 @@ import { SpanKind } from "@opentelemetry/api";
 import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import { InvalidWorkflowInput } from "../errors";
+import { UNSTORABLE_TEXT, unstorableTextPath } from "../json-value";
 import { captureTraceContext, inSpan } from "../telemetry/spans";
 import { type AnyWorkflow, workflowKey } from "../workflow";
 import { isPool, notifyAfterCommit, soleWrite } from "./notify-after-commit";
@@ -77,6 +78,7 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
     }
     input = parsed.data;
   }
+  refuseUnstorable(params, input);
   const key = workflowKey(params.workflowName, params.workflowVersion);
   const timeoutMs = params.timeoutMs ?? params.definition?.timeoutMs ?? null;
   if (timeoutMs !== null && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
@@ -167,6 +169,28 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
     );
   }
   return createRunOnce(sql, params, false);
+}
+
+/**
+ * An input or preflight answer holding text jsonb refuses (U+0000, an unpaired surrogate) is the
+ * caller's mistake: refused like any invalid input, naming the field, before any SQL (the statement
+ * would fail with a raw "unsupported Unicode escape sequence").
+ */
+function refuseUnstorable(params: CreateRunParams, input: unknown) {
+  const workflow = `${params.workflowName}@${params.workflowVersion}`;
+  const path = unstorableTextPath(input);
+  if (path !== undefined) {
+    const where = path === "" ? "" : `${path}: `;
+    throw new InvalidWorkflowInput(`Invalid input for ${workflow}: ${where}${UNSTORABLE_TEXT}`, [
+      { path, message: UNSTORABLE_TEXT },
+    ]);
+  }
+  for (const [key, answer] of Object.entries(params.answeredInputs ?? {})) {
+    const at = unstorableTextPath(answer);
+    if (at === undefined) continue;
+    const message = `preflight answer "${key}"${at === "" ? "" : ` at ${at}`}: ${UNSTORABLE_TEXT}`;
+    throw new InvalidWorkflowInput(`Invalid input for ${workflow}: ${message}`, [{ path: at, message: UNSTORABLE_TEXT }]);
+  }
 }
 
 function checkedIdempotency(options: IdempotencyOptions, workflow: string): Required<IdempotencyOptions> {
