@@ -11,12 +11,13 @@ import { migrate } from "@runifold/store";
 import { freePort } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { createApiKey } from "../lib/auth";
+import { modernRequest, TASKS_ONLY } from "../tests/helpers/mcp-envelope";
 import { seedDemo } from "../workflows/demo/seed";
 import type { BenchContext } from "./lib/context";
+import type { HttpLoadSpec } from "./lib/http-load-spec";
 import { recreateDatabase } from "./lib/pg";
 import { awaitResult, type Child, ROOT, spawnTs, spawnWithResult, stopAll, waitFor } from "./lib/procs";
 import { round, summary } from "./lib/stats";
-import { envelope, type HttpRequest } from "./procs/mcp-envelope";
 
 /** autocannon connections for both sustained loads (keep-alive, one request in flight each). */
 const CONNECTIONS = 16;
@@ -34,10 +35,7 @@ type HttpLoadResult = {
 };
 
 /** One autocannon run in its own process (bench/procs/http-load.ts); its figures come back through a file. */
-async function httpLoad(
-  children: Child[],
-  spec: { url: string; seconds: number; requests: HttpRequest[]; check?: "task-status" },
-): Promise<HttpLoadResult> {
+async function httpLoad(children: Child[], spec: Omit<HttpLoadSpec, "connections">): Promise<HttpLoadResult> {
   const load = spawnWithResult(
     "bench/procs/http-load.ts",
     { BENCH_HTTP_SPEC: JSON.stringify({ ...spec, connections: CONNECTIONS }) },
@@ -151,11 +149,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
     const taskIds = result.ids.slice(-CONNECTIONS);
     // Context for the ratio: the same tasks/get POSTs without a credential (401 from the auth gate
     // before any database read): what Next's POST handling with a JSON body costs on its own.
-    const unauthenticated = taskIds.map((taskId) => {
-      const request = envelope(token, "tasks/get", { taskId });
-      const { authorization: _, ...headers } = request.headers;
-      return { ...request, headers };
-    });
+    const unauthenticated = taskIds.map((taskId) => modernRequest("tasks/get", { taskId }, { capabilities: TASKS_ONLY }));
     const post = await httpLoad(children, { url: mcpUrl, seconds, requests: unauthenticated });
     const status401 = post.statusCodes["401"] ?? 0;
     r.figure("mcp.bare_post_401.throughput", round(post.perSecond, 1), "req/s", {
@@ -167,7 +161,7 @@ export async function benchMcpHttp(ctx: BenchContext) {
     const get = await httpLoad(children, {
       url: mcpUrl,
       seconds,
-      requests: taskIds.map((taskId) => envelope(token, "tasks/get", { taskId })),
+      requests: taskIds.map((taskId) => modernRequest("tasks/get", { taskId }, { token, capabilities: TASKS_ONLY })),
       check: "task-status",
     });
     const getUnexpected = get.errors + get.timeouts + get.non2xx;

@@ -5,15 +5,13 @@
 // result with a task status (autocannon counts status codes only, and a JSON-RPC error is a 200).
 // Writes req/s, latency percentiles, errors and status codes to BENCH_RESULT_FILE.
 import autocannon from "autocannon";
+import type { HttpLoadSpec, LoadRequest } from "../lib/http-load-spec";
 import { writeFailure, writeResult } from "../lib/result-file";
-import type { HttpRequest } from "./mcp-envelope";
 
-type Spec = { url: string; connections: number; seconds: number; requests: HttpRequest[]; check?: "task-status" };
-
-const spec = JSON.parse(process.env.BENCH_HTTP_SPEC ?? "{}") as Spec;
+const spec = JSON.parse(process.env.BENCH_HTTP_SPEC ?? "{}") as HttpLoadSpec;
 
 async function check() {
-  const first = spec.requests[0] as HttpRequest;
+  const first = spec.requests[0] as LoadRequest;
   const response = await fetch(spec.url, first);
   const body = (await response.json()) as { result?: { status?: string }; error?: { message?: string } };
   if (!body.result?.status) throw new Error(`tasks/get answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`);

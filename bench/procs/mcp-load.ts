@@ -6,15 +6,17 @@
 
 import { cancelRunAsAdmin } from "@runifold/sdk";
 import postgres from "postgres";
+import { modernRequest, TASKS_ONLY } from "../../tests/helpers/mcp-envelope";
 import { writeFailure, writeResult } from "../lib/result-file";
-import { envelope as mkEnvelope } from "./mcp-envelope";
 
 const url = process.env.BENCH_MCP_URL ?? "";
 const token = process.env.BENCH_TOKEN ?? "";
 const creates = Number(process.env.BENCH_CREATES ?? 200);
 const listens = Number(process.env.BENCH_LISTENS ?? 50);
 
-const envelope = (method: string, params: Record<string, unknown>) => mkEnvelope(token, method, params);
+// The requests tests/helpers/mcp-envelope.ts frames for the tests (tasks extension only, as bench/mcp-http.ts sends tasks/get).
+const envelope = (method: string, params: Record<string, unknown>) =>
+  modernRequest(method, params, { token, capabilities: TASKS_ONLY });
 
 async function call(method: string, params: Record<string, unknown>) {
   const response = await fetch(url, envelope(method, params));

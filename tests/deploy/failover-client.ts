@@ -1,10 +1,11 @@
+import { modernRequest } from "../helpers/mcp-envelope";
+
 /**
  * A 2026-07-28 client spread over several web processes the way a round-robin load balancer spreads
  * it: each request goes to the next origin, and one that cannot be reached (connection refused or
  * reset: a killed process) is retried on the following one. A `tools/call` carries an idempotency
  * key, so retrying one whose answer was lost never creates a second task.
  */
-const CAPABILITIES = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
 const ROUNDS = 8;
 const ROUND_PAUSE_MS = 350;
 
@@ -20,32 +21,9 @@ export function failoverClient(origins: string[], token: string) {
   const counts = { requests: 0, failovers: 0, serverErrors: 0 };
 
   async function once(origin: string, method: string, params: Record<string, unknown>, meta: Record<string, unknown>) {
-    const name = method === "tools/call" ? params.name : params.taskId;
-    const response = await fetch(`${origin}/api/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(typeof name === "string" ? { "mcp-name": name } : {}),
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: counts.requests,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
-            ...meta,
-          },
-        },
-      }),
-      signal: AbortSignal.timeout(15_000),
-    });
+    // A retry repeats the request's id: it is the same request, sent again.
+    const request = modernRequest(method, params, { token, id: counts.requests, meta });
+    const response = await fetch(`${origin}/api/mcp`, { ...request, signal: AbortSignal.timeout(15_000) });
     return { status: response.status, body: (await response.json()) as Served["body"] };
   }
 

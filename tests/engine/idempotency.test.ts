@@ -1,6 +1,7 @@
 import { createRun } from "@runifold/sdk";
 import { describe, expect, it } from "vitest";
 import { seedDemo } from "../../workflows/demo/seed";
+import { modernRequest, TASKS_ONLY } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { waitFor } from "../helpers/wait-for";
 import { engineStore, TENANT } from "./support/harness";
@@ -50,32 +51,14 @@ describe("tools/call with _meta io.runifold/idempotencyKey", () => {
     const server = await startMcpTestServer(store.sql, { worker: false });
     try {
       const call = async (meta: Record<string, unknown>) => {
-        const response = await fetch(server.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call",
-            "mcp-name": "durable_report",
-            authorization: `Bearer ${seeded.apiKey}`,
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: {
-              name: "durable_report",
-              arguments: { report_id: "q3", settle_ms: 0 },
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": { name: "runifold-tests", version: "1" },
-                "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-                ...meta,
-              },
-            },
-          }),
-        });
+        const response = await fetch(
+          server.url,
+          modernRequest(
+            "tools/call",
+            { name: "durable_report", arguments: { report_id: "q3", settle_ms: 0 } },
+            { token: seeded.apiKey as string, id: 1, capabilities: TASKS_ONLY, meta },
+          ),
+        );
         return (await response.json()) as { result?: { taskId?: string }; error?: { message: string } };
       };
       const first = await call({ "io.runifold/idempotencyKey": "retry-me" });

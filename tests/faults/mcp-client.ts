@@ -1,36 +1,15 @@
-/** A minimal 2026-07-28 client for the fault tests: every request is self-contained; never throws on HTTP errors. */
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-};
+import { modernRequest, TASKS_ONLY } from "../helpers/mcp-envelope";
 
+/** A minimal 2026-07-28 client for the fault tests: every request is self-contained; never throws on HTTP errors. */
 export type Answer = {
   status: number;
   body: string;
   json?: { result?: Record<string, unknown>; error?: { code: number; message: string } };
 };
 
-export function request(
-  method: string,
-  params: Record<string, unknown>,
-  token: string,
-  headers: Record<string, string> = {},
-): RequestInit {
-  const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
-    signal: AbortSignal.timeout(10_000),
-  };
+// Every request has id 1: answers are compared byte for byte (a foreign task ID against an unknown one).
+function request(method: string, params: Record<string, unknown>, token: string): RequestInit {
+  return { ...modernRequest(method, params, { token, id: 1, capabilities: TASKS_ONLY }), signal: AbortSignal.timeout(10_000) };
 }
 
 /** One call; a connection failure answers status 0 (the client retries it, as a real one would). */

@@ -1,44 +1,20 @@
+import { modernRequest, WITH_ELICITATION } from "./mcp-envelope";
 import { readSse, type SseReader } from "./sse";
 import { waitFor } from "./wait-for";
 
 /**
  * A raw 2026-07-28 JSON-RPC client: every request carries its own _meta envelope and routing
- * headers, as the spec requires. Independent of our server code.
+ * headers, as the spec requires (framed by mcp-envelope.ts). Independent of our server code.
  */
-export const TASKS_EXT = "io.modelcontextprotocol/tasks";
-let nextId = 1;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON-RPC bodies
 export type RawResponse = { status: number; body: any; headers: Headers };
 type RequestExtra = { headers?: Record<string, string>; capabilities?: Record<string, unknown> };
 
 export function modernClient(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}) {
-  const capabilities = options.capabilities ?? { elicitation: {}, extensions: { [TASKS_EXT]: {} } };
   function post(method: string, params: Record<string, unknown>, extra: RequestExtra): Promise<Response> {
-    const name = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...extra.headers,
-    };
-    const body = {
-      jsonrpc: "2.0",
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "runifold-tests", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": extra.capabilities ?? capabilities,
-        },
-      },
-    };
-    return fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    const capabilities = extra.capabilities ?? options.capabilities ?? WITH_ELICITATION;
+    return fetch(url, modernRequest(method, params, { token: options.token, capabilities, headers: extra.headers }));
   }
   async function request(method: string, params: Record<string, unknown> = {}, extra: RequestExtra = {}): Promise<RawResponse> {
     const response = await post(method, params, extra);

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
+import type { Worker } from "@runifold/sdk";
 import type postgres from "postgres";
 import { addOperatorTenant, createOperator } from "../../db/queries/operators";
 import type { Scope } from "../../lib/auth";
@@ -19,7 +17,8 @@ import {
   validateAuthorizationRequest,
 } from "../../lib/oauth";
 import { RateBuckets } from "../../lib/rate-buckets";
-import { shippedWorkflows } from "../../workflows/demo";
+import { mcpHandlerDeps, startShippedWorker } from "./mcp-server";
+import { serveRequests } from "./serve-requests";
 
 /**
  * One loopback HTTP server shaped like the app for OAuth: the well-known documents, the register,
@@ -65,52 +64,23 @@ export async function startOAuthTestServer(
     if (request.method === "POST" && path === "/api/mcp") return (handleMcp as (r: Request) => Promise<Response>)(request);
     return Response.json({ error: "not_found" }, { status: 404 });
   };
-  const server = http.createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const controller = new AbortController();
-      res.on("close", () => controller.abort());
-      const request = new Request(`${origin}${req.url}`, {
-        method: req.method,
-        headers: req.headers as Record<string, string>,
-        body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
-        signal: controller.signal,
-      });
-      const response = await route(request, req.socket.remoteAddress ?? null);
-      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      if (response.body) {
-        const reader = response.body.getReader();
-        for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
-      }
-      res.end();
-    } catch (error) {
-      res.writeHead(500);
-      res.end(String(error));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await serveRequests(route);
+  const origin = server.origin;
   config = createOAuthConfig({
     publicUrl: origin,
     accessTokenTtlS: options.accessTokenTtlS,
     refreshTokenTtlS: options.refreshTokenTtlS,
     metadataDocuments: options.metadataDocuments,
   });
-  handleMcp = createMcpHandler({ sql: () => sql, logger: silentLogger, allowedOrigins: [], host: "127.0.0.1", oauth: config });
-  let worker: Worker | undefined;
-  if (options.worker) {
-    worker = createWorker({ sql, registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
-    await worker.start();
-  }
+  handleMcp = createMcpHandler(mcpHandlerDeps(sql, { oauth: config }));
+  const worker = options.worker ? await startShippedWorker(sql) : undefined;
   return {
     origin,
     config,
     mcpUrl: `${origin}/api/mcp`,
     worker,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await worker?.stop(500);
     },
   };

@@ -1,11 +1,10 @@
-import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
+import type { Worker } from "@runifold/sdk";
 import postgres from "postgres";
 import { findActiveRoute, insertRouteRevision } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
-import { shippedWorkflows } from "../../workflows/demo";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "./db";
-import { startMcpTestServer } from "./mcp-server";
+import { startMcpTestServer, startShippedWorker } from "./mcp-server";
 
 export type TwoWebStack = {
   db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -46,8 +45,7 @@ export async function startTwoWebStack(options: { fastDeadlineMs: number }): Pro
     taskSupport: "optional",
     syncDeadlineMs: options.fastDeadlineMs,
   });
-  const worker = createWorker({ sql: pool(), registry: shippedWorkflows, logger: silentLogger, pollMs: 200, leaseMs: 5_000 });
-  await worker.start();
+  const worker = await startShippedWorker(pool());
   const a = await startMcpTestServer(pool(), { worker: false });
   const b = await startMcpTestServer(pool(), { worker: false });
   return {

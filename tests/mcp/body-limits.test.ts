@@ -1,9 +1,9 @@
-import { silentLogger } from "@runifold/sdk";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpHandler, MAX_BODY_BYTES } from "../../lib/mcp";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { mcpHandlerDeps } from "../helpers/mcp-server";
 
 // The body cap holds for bodies that arrive in chunks (no Content-Length): the handler stops reading
 // at the cap instead of buffering the whole body first (review M3). Driven through the handler
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe("POST /api/mcp body limit", () => {
   it("answers 413 to a 64 MiB chunked body having pulled only a bounded part of it", async () => {
-    const handle = createMcpHandler({ sql: () => sql, logger: silentLogger, allowedOrigins: [], host: "127.0.0.1" });
+    const handle = createMcpHandler(mcpHandlerDeps(sql));
     let pulled = 0;
     const chunk = new Uint8Array(65_536).fill(32);
     const body = new ReadableStream<Uint8Array>({

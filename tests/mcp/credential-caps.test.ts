@@ -6,10 +6,11 @@ import { createCredentialLimits } from "../../lib/mcp";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { legacyRaw, legacySession, legacyStream } from "../helpers/legacy-client";
-import { modernClient, TASKS_EXT } from "../helpers/modern-client";
+import { legacyRequest, modernRequest, TASKS_ONLY } from "../helpers/mcp-envelope";
+import { type McpTestServer, startMcpTestServer } from "../helpers/mcp-server";
+import { modernClient } from "../helpers/modern-client";
 import { readSse, type SseReader } from "../helpers/sse";
 import { waitFor } from "../helpers/wait-for";
-import { serveWithLimits } from "./credential-caps-server";
 
 /**
  * The per-credential budgets of security review M4 (lib/mcp/credential-limits.ts), over real HTTP
@@ -18,7 +19,7 @@ import { serveWithLimits } from "./credential-caps-server";
  */
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
-let server: { url: string; close(): Promise<void> };
+let server: McpTestServer;
 let tenantId: string;
 let clock = Date.now();
 const limits = createCredentialLimits({
@@ -35,7 +36,7 @@ beforeAll(async () => {
   sql = db.sql;
   await seedDemo(sql);
   tenantId = (await findTenantBySlug(sql, "tenant-acme"))?.id as string;
-  server = await serveWithLimits(sql, limits);
+  server = await startMcpTestServer(sql, { worker: false, limits });
 });
 afterAll(async () => {
   for (const controller of held) controller.abort();
@@ -208,28 +209,12 @@ async function listen(token: string, taskId: string): Promise<{ reader: SseReade
   const abort = new AbortController();
   held.push(abort);
   const response = await fetch(server.url, {
-    method: "POST",
+    ...modernRequest(
+      "subscriptions/listen",
+      { notifications: { taskIds: [taskId] } },
+      { token, id: 1, clientInfo: { name: "caps", version: "1" }, capabilities: TASKS_ONLY },
+    ),
     signal: abort.signal,
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "subscriptions/listen",
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "subscriptions/listen",
-      params: {
-        notifications: { taskIds: [taskId] },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "caps", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS_EXT]: {} } },
-        },
-      },
-    }),
   });
   const reader = readSse(response);
   reader.done.catch(() => {});
@@ -254,15 +239,8 @@ function heldPost(token: string, method: string, params: Record<string, unknown>
   const abort = new AbortController();
   held.push(abort);
   const response = fetch(server.url, {
-    method: "POST",
+    ...legacyRequest(method, params, { token, id: 1, accept: "application/json" }),
     signal: abort.signal,
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": "2025-11-25",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   }).then(
     // biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC body of any shape
     async (r) => (await r.json()) as any,

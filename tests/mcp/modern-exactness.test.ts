@@ -7,8 +7,9 @@ import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { legacyRaw } from "../helpers/legacy-client";
+import { TASKS_ONLY, WITH_ELICITATION } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { modernClient, TASKS_EXT } from "../helpers/modern-client";
+import { modernClient } from "../helpers/modern-client";
 import { waitForRunStatus } from "../helpers/runs";
 
 /**
@@ -24,8 +25,6 @@ let acmeId: string;
 let conformanceId: string;
 let conformanceToken: string;
 
-const TASK_ONLY = { extensions: { [TASKS_EXT]: {} } };
-const FULL = { elicitation: {}, extensions: { [TASKS_EXT]: {} } };
 const NAME_REQUEST = (message: string) => ({
   method: "elicitation/create",
   params: {
@@ -90,11 +89,11 @@ describe("modern leg: caching hints, cursors, versions", () => {
 
 describe("modern leg: capability gating", () => {
   it("refuses a task whose workflow asks for input with -32021 {elicitation} when the request did not declare it", async () => {
-    const full = modernClient(server.url, { token, capabilities: FULL });
+    const full = modernClient(server.url, { token, capabilities: WITH_ELICITATION });
     const first = await full.result("tools/call", { name: "approve_expense", arguments: { expense_id: "G-1", amount: 1 } });
     await full.waitFor(first.taskId, ["input_required"]);
     const before = Number((await sql`SELECT count(*) AS n FROM runs`)[0]?.n);
-    const refused = await modernClient(server.url, { token, capabilities: TASK_ONLY }).request("tools/call", {
+    const refused = await modernClient(server.url, { token, capabilities: TASKS_ONLY }).request("tools/call", {
       name: "approve_expense",
       arguments: { expense_id: "G-2", amount: 1 },
     });
@@ -106,12 +105,14 @@ describe("modern leg: capability gating", () => {
     });
     expect(Number((await sql`SELECT count(*) AS n FROM runs`)[0]?.n)).toBe(before);
     // A tasks/get that cannot answer elicitation is not sent the elicitation requests (mrtr.mdx rule 7).
-    const seen = await modernClient(server.url, { token, capabilities: TASK_ONLY }).result("tasks/get", { taskId: first.taskId });
+    const seen = await modernClient(server.url, { token, capabilities: TASKS_ONLY }).result("tasks/get", {
+      taskId: first.taskId,
+    });
     expect(seen).toMatchObject({ status: "input_required", inputRequests: {} });
   });
 
   it("lists only the capability actually missing for an MRTR tool (the extension was declared)", async () => {
-    const refused = await modernClient(server.url, { token: conformanceToken, capabilities: TASK_ONLY }).request("tools/call", {
+    const refused = await modernClient(server.url, { token: conformanceToken, capabilities: TASKS_ONLY }).request("tools/call", {
       name: "test_tool_with_task",
       arguments: {},
     });
@@ -131,7 +132,7 @@ describe("modern leg: MRTR keeps partial answers across rounds", () => {
       preflight: { user_name: NAME_REQUEST("Your name?"), team: NAME_REQUEST("Your team?") },
       taskSupport: "optional",
     });
-    const client = modernClient(server.url, { token: conformanceToken, capabilities: FULL });
+    const client = modernClient(server.url, { token: conformanceToken, capabilities: WITH_ELICITATION });
     const round1 = await client.result("tools/call", { name: "two_questions", arguments: {} });
     expect(round1.resultType).toBe("input_required");
     expect(Object.keys(round1.inputRequests).sort()).toEqual(["team", "user_name"]);

@@ -5,6 +5,7 @@ import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { legacyRequest, modernRequest } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient } from "../helpers/modern-client";
 import { runStatus, waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
@@ -142,28 +143,13 @@ describe("modern ordinary path", () => {
 
   it("a modern client that disconnects from an ordinary call cancels the run; a legacy one does not", async () => {
     const call = (era: "modern" | "legacy", label: string, signal: AbortSignal) => {
-      const modern = era === "modern";
-      const meta = {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      };
-      return fetch(server.url, {
-        method: "POST",
-        signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: `Bearer ${confToken}`,
-          "mcp-protocol-version": modern ? "2026-07-28" : "2025-11-25",
-          ...(modern ? { "mcp-method": "tools/call", "mcp-name": "slow_compute" } : {}),
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "slow_compute", arguments: { seconds: 600, label }, ...(modern ? { _meta: meta } : {}) },
-        }),
-      }).catch(() => undefined);
+      const params = { name: "slow_compute", arguments: { seconds: 600, label } };
+      const options = { token: confToken, id: 1 };
+      const request =
+        era === "modern"
+          ? modernRequest("tools/call", params, { ...options, capabilities: {}, clientInfo: null })
+          : legacyRequest("tools/call", params, options);
+      return fetch(server.url, { ...request, signal }).catch(() => undefined);
     };
     const runOfLabel = (label: string) =>
       waitForValue(async () => (await sql<{ id: string }[]>`SELECT id FROM runs WHERE input->>'label' = ${label}`)[0]?.id, {

@@ -4,8 +4,9 @@ import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { TASKS_EXT } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { modernClient, TASKS_EXT } from "../helpers/modern-client";
+import { modernClient } from "../helpers/modern-client";
 import { waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;

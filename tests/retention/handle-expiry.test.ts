@@ -5,8 +5,8 @@ import { runRetention } from "../../lib/retention";
 import { readTaskRecord, readTombstone } from "../../lib/tasks";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { legacyRequest, type McpHttpRequest, modernRequest } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { TASKS_EXT } from "../helpers/modern-client";
 import { waitForHandleExpiry, waitForRunStatus, wakeSleepingRun } from "../helpers/runs";
 
 /**
@@ -38,39 +38,22 @@ afterAll(async () => {
 type Raw = { status: number; contentType: string | null; text: string };
 
 /** One POST, the body kept as bytes (text) with this request's id masked. */
-async function post(headers: Record<string, string>, method: string, params: Record<string, unknown>): Promise<Raw> {
-  const id = rpcId++;
-  const response = await fetch(server.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-  });
+async function post(request: McpHttpRequest, id: number): Promise<Raw> {
+  const response = await fetch(server.url, request);
   const text = (await response.text()).replace(`"id":${id}`, '"id":"<masked>"');
   return { status: response.status, contentType: response.headers.get("content-type"), text };
 }
 
-/** 2026-07-28: per-request _meta envelope and routing headers (as tests/helpers/modern-client.ts). */
+/** 2026-07-28: per-request _meta envelope and routing headers. */
 function modern(method: string, params: Record<string, unknown>): Promise<Raw> {
-  const name = typeof params.taskId === "string" ? params.taskId : typeof params.name === "string" ? params.name : undefined;
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "retention-tests", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS_EXT]: {} } },
-  };
-  return post({ "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) }, method, {
-    ...params,
-    _meta: meta,
-  });
+  const id = rpcId++;
+  return post(modernRequest(method, params, { token, id, clientInfo: { name: "retention-tests", version: "1" } }), id);
 }
 
 /** 2025-11-25: stateless after initialize; every request names its version in the header. */
 function legacy(method: string, params: Record<string, unknown>): Promise<Raw> {
-  return post({ "mcp-protocol-version": "2025-11-25" }, method, params);
+  const id = rpcId++;
+  return post(legacyRequest(method, params, { token, id }), id);
 }
 
 async function expectAnswersLikeUnknown(

@@ -7,8 +7,9 @@ import { webRegistry } from "../../lib/metrics";
 import { observeMcpRequests } from "../../lib/server/mcp-route";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { modernRequest } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { modernClient, TASKS_EXT } from "../helpers/modern-client";
+import { modernClient } from "../helpers/modern-client";
 import { sampleValue } from "../helpers/prometheus";
 import { waitForRunStatus } from "../helpers/runs";
 import { waitFor } from "../helpers/wait-for";
@@ -53,33 +54,14 @@ function newTraceparent() {
 
 /** A modern tools/call with its own _meta (and optionally extra headers), as a client that traces would send it. */
 async function callTool(name: string, args: Record<string, unknown>, meta: Record<string, unknown>, headers = {}) {
-  const response = await fetch(server.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "tracing-test", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS_EXT]: {} } },
-          ...meta,
-        },
-      },
-    }),
-  });
+  const response = await fetch(
+    server.url,
+    modernRequest(
+      "tools/call",
+      { name, arguments: args },
+      { token, id: 1, clientInfo: { name: "tracing-test", version: "1" }, meta, headers },
+    ),
+  );
   expect(response.status).toBe(200);
   const body = (await response.json()) as { result: { taskId: string } };
   return body.result.taskId;

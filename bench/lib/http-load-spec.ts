@@ -1,0 +1,13 @@
+// What bench/mcp-http.ts hands bench/procs/http-load.ts (as JSON in BENCH_HTTP_SPEC): the contract between the two processes.
+
+/** One request autocannon repeats: an MCP POST (tests/helpers/mcp-envelope.ts) or the bare GET. */
+export type LoadRequest = { method: string; headers: Record<string, string>; body: string };
+
+export type HttpLoadSpec = {
+  url: string;
+  connections: number;
+  seconds: number;
+  requests: LoadRequest[];
+  /** "task-status": before and after the load, the first request must answer a JSON-RPC result with a task status. */
+  check?: "task-status";
+};
