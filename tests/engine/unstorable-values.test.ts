@@ -1,4 +1,13 @@
-import { createRun, defineWorkflow, InvalidWorkflowInput, NonRetryableError, WorkflowFailure } from "@runifold/sdk";
+import {
+  createRun,
+  defineWorkflow,
+  InvalidWorkflowInput,
+  NonRetryableError,
+  provideInput,
+  sendSignal,
+  WorkflowFailure,
+  WorkflowMisuse,
+} from "@runifold/sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { logStep } from "../fixtures/engine-workflows";
@@ -240,5 +249,21 @@ describe("other values refused before any SQL", () => {
     ]);
     expect((refusals[2] as InvalidWorkflowInput).message).toMatch(/preflight answer "confirm"/);
     expect(await store.sql`SELECT count(*)::int AS n FROM runs`).toEqual(before);
+  });
+
+  it("sendSignal and provideInput refuse a payload or answer holding one with not_serialisable, storing nothing", async () => {
+    const run = await store.create(noted, { note: "ok" });
+    const signal = await sendSignal(store.sql, { runId: run.id, name: "go", payload: { text: "\u0000" } }).catch((e) => e);
+    expect(signal).toBeInstanceOf(WorkflowMisuse);
+    expect(signal).toMatchObject({ causeCode: "not_serialisable", message: expect.stringMatching(/at text/) });
+    const answer = await provideInput(store.sql, {
+      runId: run.id,
+      responses: { confirm: { action: "accept", content: { note: "\ud800" } } },
+      actor: "t",
+    }).catch((e) => e);
+    expect(answer).toBeInstanceOf(WorkflowMisuse);
+    expect(answer).toMatchObject({ causeCode: "not_serialisable", message: expect.stringMatching(/content\.note/) });
+    const [signals] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM run_signals WHERE run_id = ${run.id}`;
+    expect(signals?.n).toBe(0);
   });
 });
