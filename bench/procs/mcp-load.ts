@@ -7,6 +7,7 @@
 import { cancelRunAsAdmin } from "@runifold/sdk";
 import postgres from "postgres";
 import { modernRequest, TASKS_ONLY } from "../../tests/helpers/mcp-envelope";
+import { sseMessages } from "../../tests/helpers/sse";
 import { writeFailure, writeResult } from "../lib/result-file";
 
 const url = process.env.BENCH_MCP_URL ?? "";
@@ -46,26 +47,13 @@ async function measureListen(sql: postgres.Sql) {
   for (let i = 0; i < listens + 3; i++) {
     const taskId = await createTask(3_600);
     const response = await fetch(url, envelope("subscriptions/listen", { notifications: { taskIds: [taskId] } }));
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
     let t0 = 0;
     let sawSnapshot = false;
     let latency = Number.NaN;
     const deadline = Date.now() + 15_000;
-    while (Number.isNaN(latency) && Date.now() < deadline) {
-      const part = await reader.read();
-      if (part.done) break;
-      buffer += decoder.decode(part.value, { stream: true });
-      let cut = buffer.indexOf("\n\n");
-      while (cut >= 0) {
-        const event = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        cut = buffer.indexOf("\n\n");
-        const data = event.split("\n").find((line) => line.startsWith("data: "));
-        if (!data) continue;
-        const message = JSON.parse(data.slice(6)) as { method?: string; params?: { status?: string } };
-        if (message.method !== "notifications/tasks") continue;
+    // Leaving the loop cancels the stream (sseMessages).
+    for await (const message of sseMessages(response)) {
+      if (message.method === "notifications/tasks") {
         if (message.params?.status === "cancelled" && t0 > 0) latency = performance.now() - t0;
         else if (!sawSnapshot) {
           sawSnapshot = true;
@@ -73,8 +61,8 @@ async function measureListen(sql: postgres.Sql) {
           void cancelRunAsAdmin(sql, { runId: taskId, reason: "bench" });
         }
       }
+      if (!Number.isNaN(latency) || Date.now() > deadline) break;
     }
-    await reader.cancel().catch(() => {});
     if (i >= 3) times.push(latency);
   }
   return { times };

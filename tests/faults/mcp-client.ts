@@ -1,4 +1,5 @@
 import { modernRequest, TASKS_ONLY } from "../helpers/mcp-envelope";
+import { sseMessages } from "../helpers/sse";
 
 /** A minimal 2026-07-28 client for the fault tests: every request is self-contained; never throws on HTTP errors. */
 export type Answer = {
@@ -45,24 +46,10 @@ export async function listen(
       signal: AbortSignal.timeout(60_000),
     });
     if (response.status !== 200 || !response.body) return "broken";
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const part = await reader.read();
-      if (part.done) return "ended";
-      buffer += decoder.decode(part.value, { stream: true });
-      let cut = buffer.indexOf("\n\n");
-      while (cut >= 0) {
-        const event = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        cut = buffer.indexOf("\n\n");
-        const data = event.split("\n").find((line) => line.startsWith("data: "));
-        if (!data) continue;
-        const message = JSON.parse(data.slice(6)) as { method?: string; params?: { taskId: string; status: string } };
-        if (message.method === "notifications/tasks" && message.params) onTask(message.params);
-      }
+    for await (const message of sseMessages(response)) {
+      if (message.method === "notifications/tasks" && message.params) onTask(message.params);
     }
+    return "ended";
   } catch {
     return "broken";
   }

@@ -18,24 +18,9 @@ export function readSse(response: Response): SseReader {
   const waiters = new Set<() => void>();
   let ended = false;
   const done = (async () => {
-    if (!response.body) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      buffer += part.value;
-      let cut = buffer.indexOf("\n\n");
-      while (cut >= 0) {
-        const data = buffer
-          .slice(0, cut)
-          .split("\n")
-          .filter((line) => line.startsWith("data: "))
-          .map((line) => line.slice(6))
-          .join("\n");
-        buffer = buffer.slice(cut + 2);
-        if (data) events.push(JSON.parse(data));
-        for (const wake of waiters) wake();
-        cut = buffer.indexOf("\n\n");
-      }
+    for await (const event of sseMessages(response)) {
+      events.push(event);
+      for (const wake of waiters) wake();
     }
   })().finally(() => {
     ended = true;
@@ -68,4 +53,34 @@ export function readSse(response: Response): SseReader {
       }
     },
   };
+}
+
+/**
+ * The JSON-RPC messages of an SSE response as they arrive (an event's data lines joined), until the
+ * stream ends; leaving the loop early cancels the body. Events without data (keep-alive comments)
+ * yield nothing.
+ */
+export async function* sseMessages(response: Response): AsyncGenerator<SseEvent> {
+  if (!response.body) return;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      buffer += part.value;
+      let cut = buffer.indexOf("\n\n");
+      while (cut >= 0) {
+        const data = buffer
+          .slice(0, cut)
+          .split("\n")
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice(6))
+          .join("\n");
+        buffer = buffer.slice(cut + 2);
+        cut = buffer.indexOf("\n\n");
+        if (data) yield JSON.parse(data);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }
