@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { legacyPost } from "./mcp-envelope";
 import { readSse, type SseReader } from "./sse";
 
 /**
@@ -43,22 +44,15 @@ export type LegacyRawResponse = { status: number; body: any; events: any[]; head
 
 let rawId = 1;
 
-/** A raw 2025-11-25 JSON-RPC poster (no SDK), for exact wire checks. SSE bodies are split into `events`. */
+/** A raw 2025-11-25 JSON-RPC poster (no SDK; framed by mcp-envelope.ts), for exact wire checks. SSE bodies are split into `events`. */
 type RawExtra = { version?: string | null; accept?: string; headers?: Record<string, string> };
 
 export function legacyRaw(url: string, token: string, defaults: RawExtra = {}) {
   async function post(body: unknown, extra: RawExtra = {}): Promise<LegacyRawResponse> {
-    const version =
-      extra.version !== undefined ? extra.version : defaults.version !== undefined ? defaults.version : "2025-11-25";
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: extra.accept ?? defaults.accept ?? "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      ...(version ? { "mcp-protocol-version": version } : {}),
-      ...defaults.headers,
-      ...extra.headers,
-    };
-    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    const version = extra.version !== undefined ? extra.version : defaults.version;
+    const accept = extra.accept ?? defaults.accept;
+    const headers = { ...defaults.headers, ...extra.headers };
+    const response = await fetch(url, legacyPost(body, { token, version, accept, headers }));
     const text = await response.text();
     const events = (response.headers.get("content-type") ?? "").includes("text/event-stream")
       ? text
@@ -90,17 +84,7 @@ export async function legacyStream(
   version = "2025-11-25",
   headers: Record<string, string> = {},
 ): Promise<SseReader> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": version,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(url, legacyPost(body, { token, version, headers }));
   return readSse(response);
 }
 
