@@ -18,7 +18,7 @@ export async function readDiagnosis(
     `SELECT r.status, r.workflow_key, r.created_at, r.updated_at, r.finished_at, r.wait_detail, r.lease_owner, r.lease_expires_at,
             r.status_message, r.failure,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,
-            (SELECT coalesce(jsonb_agg(i.key ORDER BY i.key), '[]'::jsonb) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL) AS pending,
+            (SELECT coalesce(jsonb_agg(i.key ORDER BY i.key), '[]'::jsonb) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL AND i.answered_at IS NULL) AS pending,
             ${TERMINAL_PAYLOAD_SQL} AS terminal
      FROM runs r WHERE r.id = $1 AND r.tenant_id = $2`,
     [params.taskId, params.tenantId],

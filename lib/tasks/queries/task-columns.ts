@@ -13,8 +13,8 @@ export const TERMINAL_PAYLOAD_SQL = `CASE WHEN r.status IN ${TERMINAL_STATUSES_S
               (SELECT e.payload FROM run_events e WHERE e.run_id = r.id AND e.type = r.status ORDER BY e.id DESC LIMIT 1)
             END`;
 
-/** Every unanswered input request by key while the run waits for input, else NULL. */
+/** Every open input request by key while the run waits for input, else NULL (a timed-out one is closed: answered_at set, no response). */
 export const PENDING_INPUTS_SQL = `CASE WHEN r.status = 'waiting_input' THEN
               (SELECT jsonb_object_agg(i.key, i.request ORDER BY i.requested_at, i.key) FROM run_inputs i
-               WHERE i.run_id = r.id AND i.response IS NULL)
+               WHERE i.run_id = r.id AND i.response IS NULL AND i.answered_at IS NULL)
             END`;

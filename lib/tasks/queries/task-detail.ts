@@ -87,7 +87,7 @@ export type InboxRow = {
 export async function listInbox(sql: SqlHandle, params: { scope: string[] | null; limit: number }): Promise<InboxRow[]> {
   return sql.unsafe<InboxRow[]>(
     `SELECT r.id AS run_id, r.tenant_id, t.slug AS tenant_slug, rt.tool_name, r.workflow_key, i.key, i.request, i.requested_at
-     FROM runs r JOIN run_inputs i ON i.run_id = r.id AND i.response IS NULL
+     FROM runs r JOIN run_inputs i ON i.run_id = r.id AND i.response IS NULL AND i.answered_at IS NULL
      JOIN tenants t ON t.id = r.tenant_id LEFT JOIN routes rt ON rt.id = r.route_id
      WHERE r.status = 'waiting_input' AND ($1::uuid[] IS NULL OR r.tenant_id = ANY($1::uuid[]))
      ORDER BY i.requested_at, r.id, i.key LIMIT $2`,
@@ -103,7 +103,7 @@ export async function findPendingInput(
   if (!isUuid(params.taskId)) return undefined;
   const rows = await sql.unsafe<{ tenant_id: string; request: InputRequest }[]>(
     `SELECT r.tenant_id, i.request FROM runs r JOIN run_inputs i ON i.run_id = r.id
-     WHERE r.id = $1 AND i.key = $2 AND i.response IS NULL AND r.status = 'waiting_input'
+     WHERE r.id = $1 AND i.key = $2 AND i.response IS NULL AND i.answered_at IS NULL AND r.status = 'waiting_input'
        AND ($3::uuid[] IS NULL OR r.tenant_id = ANY($3::uuid[]))`,
     [params.taskId, params.key, params.scope],
   );

@@ -17,9 +17,9 @@ export type ProvideInputParams = {
 
 /**
  * THE way to answer input requests of a run of `tenantId` — MCP `tasks/update`, legacy
- * elicitation responses and the operator's form all call this. Unknown or already-answered keys are
- * ignored (first answer wins); when the last outstanding request is answered the run is queued
- * again. An answer over `maxAnswerBytes` (limits.ts) is refused before anything is written. Another
+ * elicitation responses and the operator's form all call this. Unknown, already-answered and closed
+ * (timed-out) keys are ignored (first answer wins); when the last request of the run's current wait
+ * (`wait_detail.input.keys`) is answered the run is queued again. An answer over `maxAnswerBytes` (limits.ts) is refused before anything is written. Another
  * tenant's run answers `{ found: false }`, exactly like an unknown one; a missing tenant is refused
  * before any query (require-tenant.ts).
  */
@@ -61,7 +61,7 @@ async function provideWhere(sql: SqlHandle, params: ProvideInputParams, tenantId
       `WITH answered AS (
          UPDATE run_inputs i SET response = r.value, answered_by = $3, answered_at = now()
          FROM jsonb_each($2::text::jsonb) AS r(key, value)
-         WHERE i.run_id = $1 AND i.key = r.key AND i.response IS NULL
+         WHERE i.run_id = $1 AND i.key = r.key AND i.response IS NULL AND i.answered_at IS NULL
          RETURNING i.run_id, i.key
        ), history AS (
          INSERT INTO run_events (run_id, type, payload)
@@ -71,10 +71,13 @@ async function provideWhere(sql: SqlHandle, params: ProvideInputParams, tenantId
       [params.runId, jsonParam(params.responses), params.actor],
     );
     if (answered.length === 0) return { found: true, accepted: [], resumed: false };
+    // The wait's own keys decide, not every open request of the run: a request the workflow moved
+    // past must never hold the run (a wait parked before wait_detail named its keys: every open one).
+    const stillOpen = `SELECT i.key FROM run_inputs i WHERE i.run_id = $1 AND i.response IS NULL AND i.answered_at IS NULL
+         AND (runs.wait_detail #> '{input,keys}' IS NULL OR runs.wait_detail #> '{input,keys}' ? i.key)`;
     const resumed = await tx.unsafe(
       `UPDATE runs SET status = 'queued', claimable_at = now(), wait_detail = NULL, updated_at = now()
-       WHERE id = $1 AND status = 'waiting_input'
-         AND NOT EXISTS (SELECT 1 FROM run_inputs WHERE run_id = $1 AND response IS NULL)
+       WHERE id = $1 AND status = 'waiting_input' AND NOT EXISTS (${stillOpen})
        RETURNING pg_notify('${CHANNELS.wake}', workflow_key)`,
       [params.runId],
     );
@@ -82,9 +85,8 @@ async function provideWhere(sql: SqlHandle, params: ProvideInputParams, tenantId
       // Partly answered: the remaining keys are still outstanding, but listeners should see the change.
       await tx.unsafe(
         `UPDATE runs SET updated_at = now(),
-                wait_detail = jsonb_set(wait_detail, '{input,keys}',
-                  (SELECT coalesce(jsonb_agg(key), '[]'::jsonb) FROM run_inputs WHERE run_id = $1 AND response IS NULL))
-         WHERE id = $1 AND status = 'waiting_input'`,
+                wait_detail = jsonb_set(wait_detail, '{input,keys}', (SELECT coalesce(jsonb_agg(key), '[]'::jsonb) FROM (${stillOpen}) open))
+         WHERE id = $1 AND status = 'waiting_input' AND wait_detail ? 'input'`,
         [params.runId],
       );
     }

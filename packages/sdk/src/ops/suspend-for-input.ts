@@ -16,9 +16,11 @@ export type InputDeadline = { timeoutMs: number; answerJson: string | null };
 /**
  * The durable half of ctx.requestInput(s). Under the run's row lock (shared with provideInput):
  * record any new keyed requests (with their deadline), answer every request whose deadline passed
- * with its default answer, and then either hand all answers back, report a timeout that fails the
- * run, or park the run in `waiting_input` — claimable at the earliest deadline, so a worker comes
- * back to apply it even if nobody answers.
+ * with its default answer, and then either hand all answers back, report a timeout (closing the
+ * expired requests: `answered_at` set, `response` NULL), or park the run in `waiting_input` —
+ * claimable at the earliest deadline, so a worker comes back to apply it even if nobody answers.
+ * `wait_detail.input.keys` names the keys this wait still needs: provideInput resumes the run once
+ * those are answered, whatever else the run asked before.
  */
 export async function suspendForInput(
   sql: SqlHandle,
@@ -57,7 +59,22 @@ export async function suspendForInput(
     );
     const pending = rows.filter((row) => row.response === null);
     const expired = pending.filter((row) => row.expired).map((row) => row.key);
-    if (expired.length > 0) return { kind: "timed_out", keys: expired } as const;
+    if (expired.length > 0) {
+      // The run fails — or the workflow catches the timeout and moves on: either way nobody will read
+      // an answer to these any more. They are closed (answered_at, no response), so clients and
+      // operators stop being asked and the run's next wait resumes on its own keys (provide-input.ts).
+      await tx.unsafe(
+        `WITH closed AS (
+           UPDATE run_inputs SET answered_by = 'timeout', answered_at = now()
+           WHERE run_id = $1 AND key = ANY($2::text[]) AND response IS NULL AND answered_at IS NULL
+           RETURNING key
+         )
+         INSERT INTO run_events (run_id, type, payload)
+         SELECT $1, 'input_timed_out', jsonb_build_object('key', key, 'answered', false) FROM closed`,
+        [lease.runId, expired],
+      );
+      return { kind: "timed_out", keys: expired } as const;
+    }
     if (pending.length === 0) {
       return { kind: "answered", responses: Object.fromEntries(rows.map((row) => [row.key, row.response as InputResponse])) };
     }

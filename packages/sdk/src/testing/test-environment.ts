@@ -85,7 +85,7 @@ export async function createTestEnvironment(options: TestEnvironmentOptions): Pr
       }[]
     >`
       SELECT r.id, r.status, r.status_message, r.wait_detail,
-             (SELECT jsonb_object_agg(i.key, i.request) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL) AS pending
+             (SELECT jsonb_object_agg(i.key, i.request) FROM run_inputs i WHERE i.run_id = r.id AND i.response IS NULL AND i.answered_at IS NULL) AS pending
       FROM runs r WHERE r.id = ${runId}`;
     if (!row) throw new Error(`no run ${runId}`);
     return {
