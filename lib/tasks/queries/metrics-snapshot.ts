@@ -45,7 +45,7 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
       `SELECT t.slug AS tenant, count(*)::int AS tasks, max(w.waiting)::float8 AS oldest_seconds
        FROM (
          SELECT r.tenant_id, greatest(extract(epoch FROM now() - min(i.requested_at)), 0) AS waiting
-         FROM runs r JOIN run_inputs i ON i.run_id = r.id AND i.response IS NULL
+         FROM runs r JOIN run_inputs i ON i.run_id = r.id AND i.response IS NULL AND i.answered_at IS NULL
          WHERE r.status = 'waiting_input'
          GROUP BY r.tenant_id, r.id
        ) w JOIN tenants t ON t.id = w.tenant_id
