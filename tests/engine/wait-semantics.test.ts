@@ -1,11 +1,11 @@
-import { defineWorkflow, type InputRequest, isControlFlow, provideInputAsAdmin } from "@runifold/sdk";
+import { defineWorkflow, type InputRequest, isControlFlow, provideInputAsAdmin, sendSignal } from "@runifold/sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { listInbox, readTaskRecord } from "../../lib/tasks";
 import { waitFor } from "../helpers/wait-for";
 import { engineStore, TENANT } from "./support/harness";
 
-/** What the engine does with waits the API invites (review 3: E3 orphaned requests). */
+/** What the engine does with waits the API invites (review 3: E3 orphaned requests, E4 races of waits). */
 const store = engineStore();
 
 const ask = (message: string): InputRequest => ({
@@ -92,5 +92,59 @@ describe("a request the workflow moved past (E3)", () => {
     const second = await provideInputAsAdmin(store.sql, { runId: run.id, responses: { b: { action: "decline" } }, actor: "t" });
     expect(second).toEqual({ found: true, accepted: ["b"], resumed: true });
     expect((await store.waitForStatus(run.id, ["completed", "failed"])).status).toBe("completed");
+  });
+});
+
+/** The approval-or-timeout idiom written as a race of two waits (refused), and as one wait with a timeout. */
+const approval = defineWorkflow({
+  name: "approval",
+  version: 1,
+  input: z.object({ shape: z.enum(["race", "all", "timeout"]) }),
+  async run(ctx, input) {
+    let winner: string;
+    if (input.shape === "timeout") {
+      const signal = await ctx.waitForSignal("approve", { timeoutMs: 3_000 });
+      winner = signal.received ? "signal" : "timer";
+    } else if (input.shape === "race") {
+      winner = await Promise.race([
+        ctx.waitForSignal("approve").then(() => "signal"),
+        ctx.sleep("deadline", 3_000).then(() => "timer"),
+      ]);
+    } else {
+      await Promise.all([ctx.waitForSignal("approve"), ctx.requestInput("confirm", ask("Confirm?"))]);
+      winner = "both";
+    }
+    return { content: [{ type: "text", text: winner }], structuredContent: { winner } };
+  },
+});
+
+describe("waits that race (E4)", () => {
+  it.each([
+    ["race", /ctx\.sleep\("deadline"\) was called while ctx\.waitForSignal\("approve"\) is pending/],
+    ["all", /ctx\.requestInput\("confirm"\) was called while ctx\.waitForSignal\("approve"\) is pending/],
+  ] as const)(
+    "refuses Promise.%s of two waits at the call: the run fails at once, never parks on one of them",
+    async (shape, message) => {
+      await store.startWorker([approval]);
+      const run = await store.create(approval, { shape });
+      const done = await store.waitForStatus(run.id, ["failed", "completed", "sleeping", "waiting_signal", "waiting_input"]);
+      expect(done).toMatchObject({ status: "failed", attempt: 1, failure: { code: "invalid_argument" } });
+      expect(String(done.failure?.message)).toMatch(message);
+      expect(String(done.failure?.message)).toMatch(/waitForSignal\(name, \{ timeoutMs \}\)/);
+      const parks =
+        await store.sql`SELECT 1 FROM run_events WHERE run_id = ${run.id} AND type IN ('timer_set', 'waiting_signal', 'input_requested')`;
+      expect(parks).toHaveLength(0);
+    },
+  );
+
+  it("a signal sent as soon as the run waits with a timeout wins at once, not at the timeout", async () => {
+    await store.startWorker([approval]);
+    const run = await store.create(approval, { shape: "timeout" });
+    await store.waitForStatus(run.id, "waiting_signal");
+    const sent = performance.now();
+    expect(await sendSignal(store.sql, { runId: run.id, name: "approve", payload: {} })).toBe(true);
+    await store.waitForStatus(run.id, "completed");
+    expect(performance.now() - sent).toBeLessThan(2_000);
+    expect((await store.terminalPayload(run.id))?.payload).toMatchObject({ result: { structuredContent: { winner: "signal" } } });
   });
 });

@@ -127,6 +127,7 @@ export async function executeRun(
       },
     };
     const result = await runInAttemptScope(scope, () => definition.run(created.ctx, parsed.data));
+    if (attempt.misuse) return await failWith(deps, run, fail, attempt.misuse, attempt);
     if (attempt.suspended) return "suspended";
     if (abort.signal.aborted) throw abort.signal.reason;
     attempt.ended = true;
@@ -138,6 +139,9 @@ export async function executeRun(
     }
     return await finish(deps, lease, { status: "completed", result: encoded });
   } catch (caught) {
+    // Two waits at once fail the run, whatever the workflow made of the error — unless the attempt
+    // had already ended otherwise (a sibling's park got through first, a cancel, a lost lease).
+    if (attempt?.misuse && !abort.signal.aborted) return await failWith(deps, run, fail, attempt.misuse, attempt);
     if (attempt?.suspended || caught instanceof RunSuspended) return "suspended";
     // The abort reason says why the attempt stopped, whatever the workflow threw on the way out.
     const reason = abort.signal.aborted ? abort.signal.reason : caught;

@@ -48,7 +48,11 @@ export class Attempt {
   suspended = false;
   currentStep: string | undefined;
   lastStepFailure: StepFailure | undefined;
+  /** A misuse that fails the run whatever the workflow does with its error (two waits at once). */
+  misuse: WorkflowMisuse | undefined;
   private readonly usedKeys = new Set<string>();
+  /** The wait of this attempt on its way to the store, e.g. `ctx.sleep("nap")`. */
+  private waitInFlight: string | undefined;
 
   constructor(readonly deps: AttemptDeps) {}
 
@@ -67,6 +71,34 @@ export class Attempt {
       );
     }
     this.usedKeys.add(key);
+  }
+
+  /**
+   * A run waits for one thing at a time. A wait that parks the run parks it for that wait alone, so
+   * a second wait called alongside (Promise.race of a signal and a timer, Promise.all of two waits)
+   * would be silently ignored until the first is satisfied, and which one parks is timing. It is
+   * refused at its call instead, and the run fails (`misuse`) — never parked on one of them. One
+   * macrotask before the first wait reaches the store lets a sibling called in the same expression
+   * be seen first, so neither parks. A wait satisfied from the history (a replay) never gets here.
+   */
+  async exclusiveWait<T>(what: string, op: () => Promise<T>): Promise<T> {
+    if (this.waitInFlight !== undefined) {
+      this.misuse ??= new WorkflowMisuse(
+        "invalid_argument",
+        `${what} was called while ${this.waitInFlight} is pending: a run waits for one thing at a time, so ` +
+          "Promise.race or Promise.all of waits is refused. For a signal or a timeout use ctx.waitForSignal(name, { timeoutMs }); " +
+          "for several answers ctx.requestInputs; for several signals one name whose payload says which",
+      );
+      throw this.misuse;
+    }
+    this.waitInFlight = what;
+    try {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.misuse) throw this.misuse;
+      return await op();
+    } finally {
+      this.waitInFlight = undefined;
+    }
   }
 
   /** The run parked: record it, end the attempt, and hand back the control-flow error to throw. */

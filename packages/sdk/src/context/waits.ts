@@ -22,8 +22,8 @@ export async function sleep(attempt: Attempt, rawKey: string, ms: number): Promi
     // Due by the database's clock as this attempt estimates it; if the estimate says "not yet",
     // the statement below decides with the database's own now().
     if (timer && Date.parse(timer.wakeAt) <= deps.clock.now()) return;
-    const outcome = await attempt.store(() =>
-      suspendForTimer(deps.sql, deps.lease, { key, ms, recordedWakeAt: timer?.wakeAt, seq: op.seq }),
+    const outcome = await attempt.exclusiveWait(`ctx.sleep("${key}")`, () =>
+      attempt.store(() => suspendForTimer(deps.sql, deps.lease, { key, ms, recordedWakeAt: timer?.wakeAt, seq: op.seq })),
     );
     if (outcome === "lease_lost") throw new LeaseLost("lease lost");
     if (outcome === "due") return;
@@ -51,8 +51,8 @@ export function signalWaiter(attempt: Attempt) {
     try {
       const recorded = deps.state.steps.get(stepKey);
       if (recorded) return recorded.value as SignalResult<T>;
-      const outcome = await attempt.store(() =>
-        suspendForSignal(deps.sql, deps.lease, { stepKey, name, timeoutMs, seq: op.seq }),
+      const outcome = await attempt.exclusiveWait(`ctx.waitForSignal("${name}")`, () =>
+        attempt.store(() => suspendForSignal(deps.sql, deps.lease, { stepKey, name, timeoutMs, seq: op.seq })),
       );
       if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
       if (outcome.kind === "suspended") {
@@ -101,7 +101,11 @@ export async function requestInputs(
     // Requests carry text from the workflow (a message, a schema): refused here, naming the key, if
     // the store could not hold it. No size limit of their own: they are the workflow's own constants.
     for (const key of keys) encodeJson(requests[key], `input request "${key}"`, Number.POSITIVE_INFINITY);
-    const outcome = await attempt.store(() => suspendForInput(deps.sql, deps.lease, requests, deadline));
+    const what =
+      keys.length === 1 ? `ctx.requestInput("${keys[0]}")` : `ctx.requestInputs(${keys.map((k) => `"${k}"`).join(", ")})`;
+    const outcome = await attempt.exclusiveWait(what, () =>
+      attempt.store(() => suspendForInput(deps.sql, deps.lease, requests, deadline)),
+    );
     if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
     if (outcome.kind === "suspended") {
       // The wait itself spans attempts: this event marks where it began; the attempt that resumes the
