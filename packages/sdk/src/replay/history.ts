@@ -18,7 +18,8 @@ const BOOKKEEPING = /^(retry|deadline):/;
  * to the first parallel operation of an attempt and stops there, rather than raise a false alarm.
  *
  * `replaying` is true until every recorded operation has been reached again: progress and log lines
- * written during that stretch were already written by an earlier attempt, so ctx skips them.
+ * written during that stretch were already written by an earlier attempt, so ctx skips them. Answers
+ * given at creation (preflight) do not count: they record no work of the run, which may never ask.
  */
 export class ReplayHistory {
   private position = 0;
@@ -33,7 +34,8 @@ export class ReplayHistory {
       this.unreached.add(key);
       if (recorded.seq !== null) this.keyAt.set(recorded.seq, key);
     }
-    for (const key of state.answers.keys()) this.unreached.add(`input:${key}`);
+    // An answer given at creation is not work the run did: it may never ask that question (E8).
+    for (const key of state.answers.keys()) if (!state.preflight.has(key)) this.unreached.add(`input:${key}`);
   }
 
   get replaying(): boolean {
