@@ -4,7 +4,6 @@ import { dbClockFrom } from "./db-clock";
 import {
   AttemptEnded,
   coerceError,
-  InvalidWorkflowInput,
   LeaseExpiredLocally,
   LeaseLost,
   RunSuspended,
@@ -31,6 +30,7 @@ import { ReplayHistory } from "./replay/history";
 import type { WorkerObserver } from "./telemetry/observer";
 import { isTransientStoreError } from "./transient-errors";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
+import { parseWorkflowInput } from "./workflow-input";
 
 export type ExecuteDeps = {
   sql: SqlHandle;
@@ -96,10 +96,16 @@ export async function executeRun(
     // outage; only the workflow's own errors may fail the run. Every durable write bumps
     // `checkpoints`, so a run with none has no history to load.
     const state: RunState = run.checkpoints > 0 ? await storeCall(() => loadRunState(deps.sql, run.id)) : emptyRunState();
-    const parsed = definition.input.safeParse(run.input);
-    if (!parsed.success) {
-      const error = new InvalidWorkflowInput(`Invalid input for ${run.workflow_key}`, []);
-      return await fail({ code: -32602, message: error.message }, causeOf(error, { attempt: run.attempt }));
+    // The stored input is what the caller sent: parsed here once, as at creation (workflow-input.ts).
+    let input: unknown;
+    try {
+      input = parseWorkflowInput(definition, run.workflow_key, run.input);
+    } catch (error) {
+      // The issues (paths and messages) go to the operators' cause; the client learns the input was refused.
+      return await fail(
+        { code: -32602, message: `Invalid input for ${run.workflow_key}` },
+        causeOf(error, { attempt: run.attempt }),
+      );
     }
     const created = createReplayContext({
       sql: deps.sql,
@@ -126,7 +132,7 @@ export async function executeRun(
         if (!abort.signal.aborted) abort.abort(error);
       },
     };
-    const result = await runInAttemptScope(scope, () => definition.run(created.ctx, parsed.data));
+    const result = await runInAttemptScope(scope, () => definition.run(created.ctx, input));
     if (attempt.misuse) return await failWith(deps, run, fail, attempt.misuse, attempt);
     if (attempt.suspended) return "suspended";
     if (abort.signal.aborted) throw abort.signal.reason;

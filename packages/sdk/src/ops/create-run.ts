@@ -6,6 +6,7 @@ import { InvalidWorkflowInput } from "../errors";
 import { UNSTORABLE_TEXT, unstorableTextPath } from "../json-value";
 import { captureTraceContext, inSpan } from "../telemetry/spans";
 import { type AnyWorkflow, workflowKey } from "../workflow";
+import { parseWorkflowInput, storedInput } from "../workflow-input";
 import { isPool, notifyAfterCommit, soleWrite } from "./notify-after-commit";
 import { type RunRow, runColumns } from "./types";
 
@@ -68,18 +69,12 @@ export async function createRun(sql: SqlHandle, params: CreateRunParams): Promis
 }
 
 async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: boolean): Promise<CreatedRun> {
-  let input = params.input;
-  if (params.definition) {
-    const parsed = params.definition.input.safeParse(params.input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-      const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-      throw new InvalidWorkflowInput(`Invalid input for ${params.workflowName}@${params.workflowVersion}: ${summary}`, issues);
-    }
-    input = parsed.data;
-  }
-  refuseUnstorable(params, input);
   const key = workflowKey(params.workflowName, params.workflowVersion);
+  // Stored as the caller sent it (its JSON round trip); each attempt parses it once (executor.ts).
+  // With the definition at hand, what will be stored is parsed now, so a bad input writes nothing.
+  const input = storedInput(params.input, key);
+  if (params.definition) parseWorkflowInput(params.definition, key, input.value);
+  refuseUnstorableAnswers(params, key);
   const timeoutMs = params.timeoutMs ?? params.definition?.timeoutMs ?? null;
   if (timeoutMs !== null && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
     throw new Error("timeoutMs must be a positive number");
@@ -123,7 +118,7 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
         params.workflowName,
         params.workflowVersion,
         key,
-        jsonParam(input),
+        input.text,
         params.createdByKeyId ?? null,
         params.origin ?? "engine",
         params.ttlMs ?? null,
@@ -172,19 +167,11 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
 }
 
 /**
- * An input or preflight answer holding text jsonb refuses (U+0000, an unpaired surrogate) is the
- * caller's mistake: refused like any invalid input, naming the field, before any SQL (the statement
- * would fail with a raw "unsupported Unicode escape sequence").
+ * A preflight answer holding text jsonb refuses (U+0000, an unpaired surrogate) is the caller's
+ * mistake: refused like an invalid input, naming the field, before any SQL (the statement would
+ * fail with a raw "unsupported Unicode escape sequence"). The input itself: workflow-input.ts.
  */
-function refuseUnstorable(params: CreateRunParams, input: unknown) {
-  const workflow = `${params.workflowName}@${params.workflowVersion}`;
-  const path = unstorableTextPath(input);
-  if (path !== undefined) {
-    const where = path === "" ? "" : `${path}: `;
-    throw new InvalidWorkflowInput(`Invalid input for ${workflow}: ${where}${UNSTORABLE_TEXT}`, [
-      { path, message: UNSTORABLE_TEXT },
-    ]);
-  }
+function refuseUnstorableAnswers(params: CreateRunParams, workflow: string) {
   for (const [key, answer] of Object.entries(params.answeredInputs ?? {})) {
     const at = unstorableTextPath(answer);
     if (at === undefined) continue;
