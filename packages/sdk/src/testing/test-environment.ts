@@ -11,6 +11,7 @@ import type { WaitDetail } from "../ops/types";
 import { isTerminal, type RunStatus } from "../states";
 import { createWorker, type Worker } from "../worker";
 import { type AnyWorkflow, createRegistry, type InputRequest, type InputResponse, type WorkflowResult } from "../workflow";
+import { advanceRunClocks } from "./advance-time";
 import { openTestStore } from "./store";
 
 export type TestEnvironmentOptions = {
@@ -50,10 +51,14 @@ export type TestEnvironment = {
   answer(runId: string, key: string, response: InputResponse, actor?: string): Promise<void>;
   signal(runId: string, name: string, payload?: unknown): Promise<void>;
   /**
-   * Fires every pending durable timer now (of one run, or all), without waiting: the recorded
-   * wake time becomes the database's now, so replay sees an elapsed timer exactly as it would later.
+   * Skips each parked run (one, or all) to its next timer, of any kind — a sleep, a parked retry
+   * backoff, a signal or input timeout, the run's own deadline — so exactly that one fires: every
+   * stored instant of the run moves back by the same amount (advance-time.ts), and replay sees the
+   * time as having passed. Answers how many runs moved.
    */
   advanceTimers(runId?: string): Promise<number>;
+  /** Moves the clock of each run no worker holds (one, or all) forward by `ms`: whatever falls due fires. */
+  advanceTime(ms: number, runId?: string): Promise<number>;
   /** The terminal outcome: waits for it first. */
   result(runId: string, timeoutMs?: number): Promise<RunOutcome>;
   history(runId: string): Promise<HistoryEvent[]>;
@@ -138,19 +143,10 @@ export async function createTestEnvironment(options: TestEnvironmentOptions): Pr
       if (!(await sendSignalForTenant(sql, { runId, tenantId, name, payload })))
         throw new Error(`run ${runId} cannot take signals (finished or unknown)`);
     },
-    async advanceTimers(runId) {
-      const fired = await sql<{ id: string }[]>`
-        WITH due AS (
-          SELECT r.id, r.wait_detail->'timer'->>'key' AS key FROM runs r
-          WHERE r.status = 'sleeping' AND (${runId ?? null}::uuid IS NULL OR r.id = ${runId ?? null}::uuid)
-          FOR UPDATE
-        ), steps AS (
-          UPDATE run_steps s SET output = jsonb_set(s.output, '{wakeAt}', to_jsonb(now() - interval '1 millisecond'))
-          FROM due WHERE s.run_id = due.id AND s.key = 'sleep:' || due.key
-        )
-        UPDATE runs r SET claimable_at = now() FROM due WHERE r.id = due.id
-        RETURNING r.id, pg_notify(${CHANNELS.wake}, r.workflow_key)`;
-      return fired.length;
+    advanceTimers: (runId) => advanceRunClocks(sql, { runId, ms: null }),
+    advanceTime(ms, runId) {
+      if (!(Number.isFinite(ms) && ms >= 0)) throw new Error("advanceTime needs a number of milliseconds ≥ 0");
+      return advanceRunClocks(sql, { runId, ms });
     },
     async result(runId, timeoutMs) {
       const run = await waitFor(runId, undefined, timeoutMs);
