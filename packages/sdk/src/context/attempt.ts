@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { SqlHandle } from "@runifold/store";
 import type { DbClock } from "../db-clock";
 import { AttemptEnded, coerceError, LeaseLost, StoreUnavailable, WorkflowMisuse } from "../errors";
@@ -10,6 +11,9 @@ import type { RetryPolicy } from "../policy/retry-policy";
 import type { ReplayHistory } from "../replay/history";
 import type { WorkerObserver } from "../telemetry/observer";
 import { isTransientStoreError } from "../transient-errors";
+
+/** The step body running in this async context (context/step.ts runs each body inside it). */
+export const stepBodies = new AsyncLocalStorage<{ attempt: Attempt; key: string }>();
 
 /** Where a step failure happened, so the executor can store it as the run's cause. */
 export type StepFailure = { error: unknown; step: string; stepAttempt: number };
@@ -60,6 +64,22 @@ export class Attempt {
   ensureLive() {
     if (this.ended || this.suspended) throw new AttemptEnded("this attempt has ended; the ctx call was ignored");
     if (this.deps.signal.aborted) throw abortReason(this.deps.signal);
+  }
+
+  /**
+   * A durable operation called from inside a step body is refused, and fails the run whatever the
+   * body does with the error: a body is one unit of work that may run again (a retry replays
+   * nothing inside it), so a step or wait nested in it cannot be memoized. Progress and log lines
+   * are not durable operations and stay allowed.
+   */
+  ensureOutsideStep(what: string) {
+    const body = stepBodies.getStore();
+    if (body?.attempt !== this) return;
+    this.misuse ??= new WorkflowMisuse(
+      "invalid_argument",
+      `${what} was called inside the body of step "${body.key}": steps and waits cannot nest; call them from the workflow, between steps`,
+    );
+    throw this.misuse;
   }
 
   /** Keys are unique per run: a reused key would replay another operation's value. */

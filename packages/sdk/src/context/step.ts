@@ -6,7 +6,7 @@ import { recordStepFailure, type StepRetryState } from "../ops/record-step-failu
 import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
 import { observeStep } from "../telemetry/attempt-telemetry";
 import type { StepOptions, StepScope } from "../workflow";
-import { type Attempt, abortReason } from "./attempt";
+import { type Attempt, abortReason, stepBodies } from "./attempt";
 import { checkKey, checkMs } from "./keys";
 
 /** A backoff at least this long parks the run (freeing the slot) instead of waiting in the worker. */
@@ -26,6 +26,7 @@ export async function runStep<T>(
 ): Promise<T> {
   const key = checkKey(rawKey, "ctx.step key");
   if (typeof fn !== "function") throw new WorkflowMisuse("invalid_argument", `ctx.step("${key}") needs a function`);
+  attempt.ensureOutsideStep(`ctx.step("${key}")`);
   attempt.ensureLive();
   attempt.claimKey(key);
   const { deps } = attempt;
@@ -124,7 +125,10 @@ async function executeBody<T>(
       }, timeoutMs);
     }
   });
-  const body = Promise.resolve().then(() => fn({ signal: controller.signal, attempt: execution }));
+  // Inside stepBodies' scope, so a ctx call the body makes is recognised and refused (attempt.ts).
+  const body = stepBodies.run({ attempt, key }, () =>
+    Promise.resolve().then(() => fn({ signal: controller.signal, attempt: execution })),
+  );
   // Whichever loses the race must not surface later as an unhandled rejection.
   body.catch(() => {});
   stopped.catch(() => {});

@@ -12,6 +12,7 @@ import { checkKey, checkMs } from "./keys";
 export async function sleep(attempt: Attempt, rawKey: string, ms: number): Promise<void> {
   const key = checkKey(rawKey, "ctx.sleep key");
   checkMs(ms, `ctx.sleep("${key}") ms`);
+  attempt.ensureOutsideStep(`ctx.sleep("${key}")`);
   attempt.ensureLive();
   const stepKey = `sleep:${key}`;
   attempt.claimKey(stepKey);
@@ -41,6 +42,7 @@ export function signalWaiter(attempt: Attempt) {
     const name = checkKey(rawName, "ctx.waitForSignal name");
     const timeoutMs =
       options?.timeoutMs === undefined ? undefined : checkMs(options.timeoutMs, `ctx.waitForSignal("${name}") timeoutMs`);
+    attempt.ensureOutsideStep(`ctx.waitForSignal("${name}")`);
     attempt.ensureLive();
     const index = waits.get(name) ?? 0;
     waits.set(name, index + 1);
@@ -85,6 +87,7 @@ export async function requestInputs(
   const keys = Object.keys(requests).map((key) => checkKey(key, "input key"));
   if (keys.length === 0) return {};
   const deadline = timeout ? inputDeadline(attempt, timeout) : undefined;
+  attempt.ensureOutsideStep(keys.length === 1 ? `ctx.requestInput("${keys[0]}")` : "ctx.requestInputs");
   attempt.ensureLive();
   for (const key of keys) attempt.claimKey(`input:${key}`);
   const { deps } = attempt;
