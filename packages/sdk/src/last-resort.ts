@@ -18,7 +18,7 @@ let installed: { count: number; remove(): void } | undefined;
  * The worker's last-resort handlers: an unhandled rejection or uncaught exception raised by workflow
  * code (a promise it never awaited, a timer callback that throws) fails that code's attempt — the
  * run ends `failed` with cause `unhandled_error` — instead of exiting the process and every other
- * run in it (DESIGN.md section 2). An unhandled rejection from anywhere else is logged and the
+ * run in it (docs/architecture.md, "Replay"). An unhandled rejection from anywhere else is logged and the
  * worker keeps serving; an uncaught exception from anywhere else keeps Node's default (exit), unless
  * the embedding program installed its own handler. Installed once per process, by reference count.
  */

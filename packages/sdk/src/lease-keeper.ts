@@ -8,7 +8,7 @@ import type { Lease } from "./ops/types";
  * Keeps one attempt's lease: renews it every third of the lease while the attempt runs, and gives
  * the run up locally once the lease has expired by this worker's own (monotonic) count — a worker
  * cut off from the store stops its step bodies (their AbortSignal fires) instead of running them
- * side by side with whichever worker took the run over (DESIGN.md section 2; review F11).
+ * side by side with whichever worker took the run over (docs/architecture.md, "Workers").
  *
  * The local deadline is measured from when the last successful renewal was *sent* (the store set
  * the new expiry no earlier than that), minus a safety margin, so it never outlives the store's.

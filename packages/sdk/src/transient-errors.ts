@@ -2,7 +2,7 @@
  * Which store errors are transient: an allow-list of connection-level failures. Only these end an
  * attempt without touching the run (it is retried once the store answers); every other error —
  * bad data, a bug, a TypeError with no code at all — is not transient and fails the step or the
- * run at once with a stored cause (DESIGN.md section 2).
+ * run at once with a stored cause (docs/architecture.md, "Attempts, retries, timeouts, idempotency").
  */
 const DRIVER_CONNECTION_CODES = new Set([
   // postgres.js

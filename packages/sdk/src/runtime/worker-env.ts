@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The worker CLI's environment (DESIGN.md §1): parsed once; a bad value names the variable. */
+/** The worker CLI's environment (docs/deploy.md, packages/sdk/README.md): parsed once; a bad value names the variable. */
 const WorkerEnv = z.object({
   DATABASE_URL: z
     .string()
