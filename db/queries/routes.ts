@@ -2,6 +2,16 @@ import { jsonParam, PREPARED, type SqlHandle } from "@runifold/store";
 
 export type TaskSupport = "forbidden" | "optional" | "required";
 
+/**
+ * How long an ordinary tools/call (a client that negotiated no tasks) waits for its run before it
+ * answers a task handle: a per-route setting (`runifold routes add --sync-deadline-ms`), 30 s unless
+ * set. Clients that reset their timeout on progress (SDK v1 `resetTimeoutOnProgress`) wait as long
+ * as the run reports progress, so a route may wait longer — up to the maximum, which bounds how long
+ * one request holds a connection and one of its credential's wait slots: 15 minutes.
+ */
+export const DEFAULT_SYNC_DEADLINE_MS = 30_000;
+export const MAX_SYNC_DEADLINE_MS = 900_000;
+
 export type RouteRow = {
   id: string;
   tenant_id: string;
@@ -94,7 +104,7 @@ export async function insertRouteRevision(sql: SqlHandle, route: NewRouteRevisio
       jsonParam(route.inputSchema),
       route.taskSupport,
       route.maxTtlMs ?? null,
-      route.syncDeadlineMs ?? 30_000,
+      route.syncDeadlineMs ?? DEFAULT_SYNC_DEADLINE_MS,
       route.disabled ?? false,
       route.definitionRevision ?? null,
       route.preflight ? jsonParam(route.preflight) : null,

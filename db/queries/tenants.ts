@@ -1,4 +1,4 @@
-import { isUuid, type SqlHandle } from "@runifold/store";
+import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 
 export type TenantRow = {
   id: string;
@@ -6,11 +6,14 @@ export type TenantRow = {
   name: string;
   max_ttl_ms: number;
   retention_ms: number;
+  /** Task handles for clients without tasks: companion tools listed, handles past the deadline. */
+  handle_tools: boolean;
   disabled_at: Date | null;
   created_at: Date;
 };
 
-const COLUMNS = "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, disabled_at, created_at";
+const COLUMNS =
+  "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, handle_tools, disabled_at, created_at";
 
 export async function createTenant(sql: SqlHandle, params: { slug: string; name: string }): Promise<TenantRow> {
   const rows = await sql.unsafe<TenantRow[]>(`INSERT INTO tenants (slug, name) VALUES ($1, $2) RETURNING ${COLUMNS}`, [
@@ -58,4 +61,27 @@ export async function setTenantDisabled(
     [params.tenantId, params.disabled],
   );
   return rows[0];
+}
+
+/** Turns a tenant's task handles for clients without tasks on or off (lib/mcp/handles). */
+export async function setTenantHandleTools(
+  sql: SqlHandle,
+  params: { tenantId: string; on: boolean },
+): Promise<TenantRow | undefined> {
+  if (!isUuid(params.tenantId)) return undefined;
+  const rows = await sql.unsafe<TenantRow[]>(`UPDATE tenants SET handle_tools = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
+    params.tenantId,
+    params.on,
+  ]);
+  return rows[0];
+}
+
+/** Whether the tenant offers task handles to clients without tasks (read per tools/list and per handle). */
+export async function tenantOffersHandles(sql: SqlHandle, tenantId: string): Promise<boolean> {
+  const rows = await sql.unsafe<{ handle_tools: boolean }[]>(
+    "SELECT handle_tools FROM tenants WHERE id = $1",
+    [tenantId],
+    PREPARED,
+  );
+  return rows[0]?.handle_tools ?? false;
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const tenants = pgTable("tenants", {
   id: uuid("id").primaryKey().defaultRandom(),
@@ -9,6 +9,12 @@ export const tenants = pgTable("tenants", {
   maxTtlMs: bigint("max_ttl_ms", { mode: "number" }).notNull().default(86_400_000),
   /** How long terminal runs are kept before the cleaner purges them. */
   retentionMs: bigint("retention_ms", { mode: "number" }).notNull().default(604_800_000),
+  /**
+   * Task handles for clients without tasks (lib/mcp/handles): the companion tools are listed to such
+   * clients and a call that outlives its deadline answers with a handle. `runifold tenants set <slug>
+   * --handle-tools on|off`.
+   */
+  handleTools: boolean("handle_tools").notNull().default(true),
   disabledAt: timestamp("disabled_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
 });

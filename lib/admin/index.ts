@@ -45,7 +45,14 @@ export { OPERATOR_ROLES, SLUG_PATTERN, TASK_SUPPORT, TOOL_NAME_PATTERN, WORKFLOW
 export { signOutEverywhere, ZSignOutEverywhere } from "./sessions";
 export type { RerunResult } from "./task-rerun";
 export { rerunTask, ZRerunTask } from "./task-rerun";
-export { createTenant, setTenantDisabled, ZCreateTenant, ZSetTenantDisabled } from "./tenants";
+export {
+  createTenant,
+  setTenantDisabled,
+  setTenantHandleTools,
+  ZCreateTenant,
+  ZSetTenantDisabled,
+  ZSetTenantHandleTools,
+} from "./tenants";
 export type { CreatedWebhook, WebhookPolicy } from "./webhooks";
 export {
   createWebhook,

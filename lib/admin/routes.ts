@@ -10,6 +10,7 @@ import {
   disableRoute as appendDisabledRevision,
   findLatestRoute,
   insertRouteRevision,
+  MAX_SYNC_DEADLINE_MS,
   type RouteRow,
   scheduleOf,
 } from "../../db/queries/routes";
@@ -93,8 +94,8 @@ export const ZSaveRoute = z.object({
   allowUnpublished: z.boolean().default(false),
   /** Absent: the tenant's cap on a task handle's lifetime. */
   maxTtlMs: z.number().int().min(1_000, "At least 1000").nullable().optional(),
-  /** Absent: 30000 (db/queries/routes.ts). */
-  syncDeadlineMs: z.number().int().min(0).max(2_147_483_647).optional(),
+  /** Absent: 30000 (db/queries/routes.ts DEFAULT_SYNC_DEADLINE_MS); at most MAX_SYNC_DEADLINE_MS. */
+  syncDeadlineMs: z.number().int().min(0).max(MAX_SYNC_DEADLINE_MS, "At most 900000 (15 minutes)").optional(),
 });
 
 /** Where the route's input schema came from: the caller, the published definition, or neither (`{type:"object"}`). */

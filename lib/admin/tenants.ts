@@ -3,6 +3,7 @@ import {
   createTenant as insertTenant,
   type TenantRow,
   setTenantDisabled as updateTenantDisabled,
+  setTenantHandleTools as updateTenantHandleTools,
 } from "../../db/queries/tenants";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
@@ -39,5 +40,21 @@ export async function setTenantDisabled(ctx: AdminContext, input: z.input<typeof
   const tenant = await updateTenantDisabled(ctx.sql, { tenantId, disabled });
   if (!tenant) throw new AppError("not_found");
   await audit(ctx, disabled ? "tenant.disable" : "tenant.enable", { tenantId: tenant.id, slug: tenant.slug });
+  return tenant;
+}
+
+export const ZSetTenantHandleTools = z.object({ tenantId: idRule, on: z.boolean() });
+
+/**
+ * Task handles for clients without tasks (docs/clients.md "Task handles"): on (the default), such
+ * clients see the companion tools (runifold_task_status, _wait, _answer, _cancel, _list) and a call
+ * that outlives its deadline answers with a handle; off, the tools are not listed and such a call
+ * answers the "still running" tool error.
+ */
+export async function setTenantHandleTools(ctx: AdminContext, input: z.input<typeof ZSetTenantHandleTools>): Promise<TenantRow> {
+  const { tenantId, on } = parseInput(ZSetTenantHandleTools, input);
+  const tenant = await updateTenantHandleTools(ctx.sql, { tenantId, on });
+  if (!tenant) throw new AppError("not_found");
+  await audit(ctx, "tenant.handle_tools", { tenantId: tenant.id, slug: tenant.slug, on });
   return tenant;
 }

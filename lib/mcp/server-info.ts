@@ -12,3 +12,9 @@ export const META = {
   relatedTask: "io.modelcontextprotocol/related-task",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
+
+/** A modern result as it goes out: every result SHOULD carry `_meta[serverInfo]` (2026-07-28 basic/index.mdx). */
+export function withServerInfo(result: unknown): Record<string, unknown> {
+  const body = (result ?? {}) as Record<string, unknown> & { _meta?: object };
+  return { ...body, _meta: { ...(body._meta ?? {}), [META.serverInfo]: SERVER_INFO } };
+}

@@ -5,9 +5,9 @@ import { holdStream } from "./credential-limits";
 import { errorResponse, jsonResponse, McpError, RPC, rpcError } from "./json-rpc";
 import { requestVersion } from "./legacy/protocol-version";
 import { SESSION_HEADER, SESSION_IDLE_TTL_MS, sessionDigest, sessionNotFound, wellFormedSessionId } from "./legacy/session";
-import { acceptsEventStream } from "./legacy/sse";
 import { type LocalStreams, streamStandalone } from "./legacy/standalone-stream";
 import { authenticateSessionRequest, statesModernVersion } from "./session-request-gate";
+import { acceptsEventStream } from "./sse";
 
 /**
  * GET /api/mcp: a legacy session's standalone SSE stream (2025-11-25 basic/transports.mdx "Listening

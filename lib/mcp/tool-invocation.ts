@@ -1,12 +1,21 @@
 import type { WorkflowResult } from "@runifold/sdk";
 import { InvalidWorkflowInput } from "@runifold/sdk";
-import { findActiveRoute, type RouteRow } from "../../db/queries/routes";
+import { findActiveRoute, MAX_SYNC_DEADLINE_MS, type RouteRow } from "../../db/queries/routes";
+import { tenantOffersHandles } from "../../db/queries/tenants";
 import type { Principal } from "../auth";
 import type { TaskRecord } from "../tasks";
-import { atActiveTaskCap, createTaskFromRoute, DEFAULT_MAX_ACTIVE_TASKS_PER_KEY, waitForTask } from "../tasks";
+import {
+  atActiveTaskCap,
+  createTaskFromRoute,
+  DEFAULT_MAX_ACTIVE_TASKS_PER_KEY,
+  isTerminalTaskStatus,
+  taskStatus,
+} from "../tasks";
 import { takeTaskCreation } from "./credential-limits";
+import { handleResult } from "./handles/task-handle";
 import { isRecord, McpError, RPC } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
+import { followTask, type ProgressSink } from "./progress-answer";
 
 /**
  * Shared by both protocol legs: which route a tool name means for this tenant, and how it runs.
@@ -131,7 +140,8 @@ export async function startTask(
 /**
  * The ordinary path for callers that did not negotiate tasks: the call still becomes a durable run,
  * and the response waits for it up to the route's deadline. Past the deadline the run keeps going
- * and the caller gets a tool error naming the task, so a human can follow it up.
+ * and the caller gets a task handle (handles/task-handle.ts), or, where the tenant turned handles
+ * off, a tool error naming the task.
  */
 export async function runToCompletion(
   deps: McpDeps,
@@ -146,38 +156,77 @@ export async function runToCompletion(
   return awaitOrdinaryAnswer(deps, call, route, started.task.id);
 }
 
-/** The wait of runToCompletion for a run already started (the legacy leg records the call's ID first). */
+/**
+ * The wait of runToCompletion for a run already started (the legacy leg records the call's ID
+ * first), for a client that cannot be asked the run's questions on this request. Where the tenant
+ * offers handles, a run that asks for input ends the wait at once with the handle (the client
+ * answers through runifold_task_answer; waiting out the deadline would only delay that); elsewhere
+ * an operator may still answer within the deadline. The run's rising progress goes to `sink`.
+ */
 export async function awaitOrdinaryAnswer(
   deps: McpDeps,
   call: McpCall,
   route: RouteRow,
   taskId: string,
+  sink?: ProgressSink,
 ): Promise<WorkflowResult> {
-  const record = await waitForTask(deps.sql, {
-    tenantId: call.principal.tenantId,
+  const handles = await tenantOffersHandles(deps.sql, call.principal.tenantId);
+  const record = await followTask(deps, call, {
     taskId,
-    done: (r) => r.terminal !== undefined,
-    deadline: Date.now() + route.sync_deadline_ms,
-    signal: call.signal,
+    deadline: Date.now() + syncDeadlineMs(route),
+    done: (r) => isOver(r) || (handles && waitsForInput(r)),
+    sink,
   });
-  return ordinaryAnswer(record, taskId, `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`);
+  return ordinaryAnswer(record, taskId, { route, handles });
+}
+
+/** The route's sync deadline, never above the documented maximum (a stored value predating the cap included). */
+export function syncDeadlineMs(route: RouteRow): number {
+  return Math.min(route.sync_deadline_ms, MAX_SYNC_DEADLINE_MS);
+}
+
+/** The run is over: its terminal payload is there, or its task status is terminal. */
+export function isOver(record: TaskRecord): boolean {
+  return record.terminal !== undefined || isTerminalTaskStatus(taskStatus(record, "modern"));
+}
+
+/** The run waits for an answer to at least one question. */
+export function waitsForInput(record: TaskRecord): boolean {
+  return taskStatus(record, "modern") === "input_required";
 }
 
 /**
- * What an ordinary (non-task) tools/call answers for the run as last read, in both eras: the
- * terminal result; the run's JSON-RPC error (thrown as McpError); the cancelled result; or, for a
- * run still going when the wait ended, a tool error naming the task (`why`: how long was waited).
+ * The final tool result of a run that is over, exactly as the tool call answers it in both eras:
+ * the stored result; the run's JSON-RPC error (thrown as McpError); the cancelled result.
  */
-export function ordinaryAnswer(record: TaskRecord | undefined, taskId: string, why: string): WorkflowResult {
-  const terminal = record?.terminal;
+export function finalToolResult(record: TaskRecord): WorkflowResult {
+  const terminal = record.terminal;
   if (terminal?.result) return terminal.result;
   if (terminal?.error) throw new McpError(terminal.error.code, terminal.error.message, terminal.error.data);
-  if (record?.status === "cancelled") return cancelledResult(taskId);
+  return cancelledResult(record.id);
+}
+
+/**
+ * What an ordinary (non-task) tools/call answers for the run as last read, in both eras: the final
+ * tool result once it is over; else, where the tenant offers handles, the task handle (not an error:
+ * the work goes on, and the text names the tool to call next); else the "still running" tool error
+ * naming the task.
+ */
+export function ordinaryAnswer(
+  record: TaskRecord | undefined,
+  taskId: string,
+  context: { route: RouteRow; handles: boolean; lead?: string },
+): WorkflowResult {
+  if (record && isOver(record)) return finalToolResult(record);
+  const lead = context.lead ?? `Still running after ${Math.round(syncDeadlineMs(context.route) / 1000)}s`;
+  if (record && context.handles) {
+    return handleResult(record, !context.lead && waitsForInput(record) ? "The work needs an answer before it can go on" : lead);
+  }
   return {
     content: [
       {
         type: "text",
-        text: `${why}; the work continues as task ${taskId}. Follow it up in the Runifold operator UI (Tasks), or call again from a client that supports MCP tasks.`,
+        text: `${lead}; the work continues as task ${taskId}. Follow it up in the Runifold operator UI (Tasks), or call again from a client that supports MCP tasks.`,
       },
     ],
     structuredContent: { taskId, status: record?.status === "waiting_input" ? "input_required" : "working" },

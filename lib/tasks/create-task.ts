@@ -80,6 +80,8 @@ export async function createTaskFromRoute(
     ttlMs: run.ttl_ms,
     pollIntervalMs: run.poll_interval_ms,
     statusMessage: run.status_message,
+    tenantSlug: principal.tenantSlug,
+    waitDetail: run.wait_detail,
     progress: null,
     createdAt: new Date(run.created_at),
     updatedAt: new Date(run.updated_at),

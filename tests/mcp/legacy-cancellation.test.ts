@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED_ACTOR, setTenantHandleTools } from "../../lib/admin";
 import { answerPendingInput, cancelTaskInScope } from "../../lib/tasks";
 import { connectLegacyClient, legacyRaw, legacySession } from "../helpers/legacy-client";
 import { waitForRunStatus } from "../helpers/runs";
@@ -23,6 +24,9 @@ let b: TwoWebStack["b"];
 beforeAll(async () => {
   stack = await startTwoWebStack({ fastDeadlineMs: 300 });
   ({ db, token, tenantId, a, b } = stack);
+  // Handles off: a call that cannot be asked its question keeps waiting (as it did before handles),
+  // so there is a live JSON call to cancel. With handles on it would answer its handle at once.
+  await setTenantHandleTools({ sql: db.sql, actor: SEED_ACTOR }, { tenantId, on: false });
 });
 afterAll(async () => {
   await stack?.close();

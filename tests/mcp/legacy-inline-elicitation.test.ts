@@ -117,11 +117,11 @@ describe("legacy ordinary path with inline elicitation", () => {
     }
   });
 
-  it("a client that declared no elicitation gets no elicitation/create: the deadline answer, and the task stays answerable", async () => {
+  it("a client that declared no elicitation gets no elicitation/create: the task handle, and the task stays answerable", async () => {
     const { client, log, close } = await connectLegacyClient(a.url, token);
     try {
       const result = await client.callTool({ name: "approve_fast", arguments: { expense_id: "IN-3", amount: 3 } });
-      expect(result).toMatchObject({ isError: true, structuredContent: { status: "input_required" } });
+      expect(result).toMatchObject({ isError: false, structuredContent: { status: "input_required" } });
       const run = await runOf("IN-3");
       expect((result.content as { text: string }[])[0]?.text).toContain(run.id);
       // Nothing was asked, so the client sent no answer (the SDK answers any request it gets).
@@ -138,7 +138,7 @@ describe("legacy ordinary path with inline elicitation", () => {
       { headers: session },
     );
     expect(raw.headers.get("content-type")).toContain("application/json");
-    expect(raw.body.result).toMatchObject({ isError: true });
+    expect(raw.body.result).toMatchObject({ isError: false, structuredContent: { status: "input_required" } });
     const run = await runOf("IN-3b");
     const operator = await answerPendingInput(db.sql, {
       taskId: run.id,

@@ -129,12 +129,12 @@ describe("modern ordinary path", () => {
     expect((await runsOf("MO-2")).map((r) => r.status)).toEqual(["waiting_input"]);
   });
 
-  it("puts in a round only what the request declared: a URL-only client gets the deadline answer for a form question", async () => {
+  it("puts in a round only what the request declared: a URL-only client gets the handle for a form question", async () => {
     const client = modernClient(server.url, { token, capabilities: { elicitation: { url: {} } } });
     const answer = await client.request("tools/call", { name: "approve_fast", arguments: { expense_id: "MO-3", amount: 3 } });
     expect(answer.body.result).toMatchObject({
       resultType: "complete",
-      isError: true,
+      isError: false,
       structuredContent: { status: "input_required" },
     });
     expect(answer.body.result.inputRequests).toBeUndefined();

@@ -43,8 +43,17 @@ describe.each([
     try {
       expect(client.getProtocolEra()).toBe("modern");
       const listed = await client.listTools();
-      expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["approve_expense", "durable_report"]);
-      // The v2 client declares no tasks extension, so an optional tool answers synchronously.
+      // The v2 client declares no tasks extension: the companion tools of task handles follow the tenant's.
+      expect(listed.tools.map((tool) => tool.name)).toEqual([
+        "approve_expense",
+        "durable_report",
+        "runifold_task_status",
+        "runifold_task_wait",
+        "runifold_task_answer",
+        "runifold_task_cancel",
+        "runifold_task_list",
+      ]);
+      // Without the extension an optional tool answers synchronously.
       const result = await client.callTool({ name: "durable_report", arguments: { report_id: "v2", settle_ms: 0 } });
       expect(result.isError).toBeFalsy();
       expect(JSON.stringify(result.content)).toContain("Report v2");

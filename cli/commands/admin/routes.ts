@@ -1,4 +1,10 @@
-import { findLatestRoute, listRouteRevisions, type RouteRow, type TaskSupport } from "../../../db/queries/routes";
+import {
+  findLatestRoute,
+  listRouteRevisions,
+  MAX_SYNC_DEADLINE_MS,
+  type RouteRow,
+  type TaskSupport,
+} from "../../../db/queries/routes";
 import {
   definitionsFromStore,
   describeSchedule,
@@ -42,7 +48,8 @@ registerCommand({
         {
           name: "sync-deadline-ms",
           value: "N",
-          description: "How long a call without a task waits for the result (default 30000)",
+          description:
+            "How long a call without a task waits for the result before it answers a task handle (default 30000, at most 900000)",
         },
         { name: "max-ttl-ms", value: "N", description: "Cap on a task handle's lifetime for this tool (default: the tenant's)" },
         { name: "input-schema", value: "JSON", description: "The tool's input JSON Schema (default: the workflow's)" },
@@ -68,7 +75,7 @@ registerCommand({
           title: option(parsed, "title"),
           description: option(parsed, "description"),
           maxTtlMs: intOption(parsed, "max-ttl-ms", { min: 1_000 }) ?? null,
-          syncDeadlineMs: intOption(parsed, "sync-deadline-ms", { min: 0, max: 2_147_483_647 }),
+          syncDeadlineMs: intOption(parsed, "sync-deadline-ms", { min: 0, max: MAX_SYNC_DEADLINE_MS }),
           inputSchema: schema === undefined ? undefined : (parseJsonOption(schema, "--input-schema") as Record<string, unknown>),
           allowUnpublished: parsed.flags.has("allow-unpublished"),
         };

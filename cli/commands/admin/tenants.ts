@@ -1,6 +1,6 @@
 import { listTenants } from "../../../db/queries/tenants";
-import { createTenant, setTenantDisabled } from "../../../lib/admin";
-import { option, positionals } from "../../args";
+import { createTenant, setTenantDisabled, setTenantHandleTools } from "../../../lib/admin";
+import { option, positionals, requiredOption, UsageError } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
@@ -10,7 +10,7 @@ const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSO
 
 registerCommand({
   name: "tenants",
-  summary: "Create, list, disable and enable tenants",
+  summary: "Create, list, disable, enable and configure tenants",
   verbs: [
     {
       name: "create",
@@ -37,10 +37,43 @@ registerCommand({
         else {
           printTable(
             io,
-            ["SLUG", "NAME", "ID", "STATE", "CREATED"],
-            tenants.map((t) => [t.slug, t.name, t.id, t.disabled_at ? "disabled" : "active", isoOrDash(t.created_at)]),
+            ["SLUG", "NAME", "ID", "STATE", "HANDLES", "CREATED"],
+            tenants.map((t) => [
+              t.slug,
+              t.name,
+              t.id,
+              t.disabled_at ? "disabled" : "active",
+              t.handle_tools ? "on" : "off",
+              isoOrDash(t.created_at),
+            ]),
           );
         }
+        return EXIT.completed;
+      },
+    },
+    {
+      name: "set",
+      args: "<slug>",
+      summary: "Change a tenant's settings",
+      options: [
+        {
+          name: "handle-tools",
+          value: "on|off",
+          description:
+            "Task handles for clients without tasks: the runifold_task_* tools are listed to them and a call that outlives its deadline answers with a handle (default on)",
+          required: true,
+        },
+        JSON_FLAG,
+      ],
+      async run(parsed, io) {
+        const [slug] = positionals(parsed, ["slug"]) as [string];
+        const value = requiredOption(parsed, "handle-tools");
+        if (value !== "on" && value !== "off") throw new UsageError("--handle-tools must be on or off");
+        const tenant = await withAdmin(io, async (ctx) =>
+          setTenantHandleTools(ctx, { tenantId: (await requireTenant(ctx.sql, slug)).id, on: value === "on" }),
+        );
+        if (parsed.flags.has("json")) printJson(io, tenant);
+        else print(io.stdout, `Task handles for clients without tasks are ${value} for tenant ${tenant.slug}`);
         return EXIT.completed;
       },
     },

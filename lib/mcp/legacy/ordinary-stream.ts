@@ -1,15 +1,16 @@
 import type { RouteRow } from "../../../db/queries/routes";
+import { tenantOffersHandles } from "../../../db/queries/tenants";
 import { type TaskRecord, waitForTask } from "../../tasks";
 import { type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { ordinaryAnswer } from "../tool-invocation";
+import { openSse, type SseStream } from "../sse";
+import { ordinaryAnswer, syncDeadlineMs } from "../tool-invocation";
 import { isTerminalRecord } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { inlineClock } from "./inline-clock";
 import { cancelledByClient, forgetAnsweredCall } from "./ordinary-cancel";
 import { sessionCanAsk } from "./session";
-import { openSse, type SseStream } from "./sse";
 import { withdrawQuestions } from "./withdrawal";
 
 /** Long waits re-check the credential now and then, so a revoked key stops receiving questions. */
@@ -31,7 +32,7 @@ const CLAIM_RETRY_MS = 2_000;
  *    answering credential's);
  *  - sends `notifications/progress` with the call's progressToken, only rising values;
  *  - ends with the tools/call response: the result, the run's JSON-RPC error, or past the clock
- *    (inline-clock.ts) the "still running" tool error naming the task.
+ *    (inline-clock.ts) the task handle (or, where the tenant turned handles off, the "still running" tool error).
  * Whoever answers first wins (an operator in the console, tasks/update, the CLI): the stream sees the
  * run move on and withdraws the question it sent with `notifications/cancelled` (withdrawal.ts), as
  * it does for questions left open when the run ends (cancelled). A client that cancels the call with
@@ -72,7 +73,9 @@ async function follow(
   const session = call.session;
   if (!session) return sse.close();
   const asked = new Set<string>();
-  const clock = inlineClock(route.sync_deadline_ms);
+  const clock = inlineClock(syncDeadlineMs(route));
+  // Past the clock the answer is the task handle where the tenant offers handles (tool-invocation.ts).
+  const handles = await tenantOffersHandles(deps.sql, call.principal.tenantId);
   // Questions go out only once claimed for this stream (deliveries.ts): a tasks/result naming this
   // run could see them too, and only one stream may carry each ("Multiple Connections").
   const ledger = deliveryLedger(deps.sql, {
@@ -103,7 +106,7 @@ async function follow(
     if (isTerminalRecord(record)) {
       // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
       if (cancelledByClient(record)) return sse.close();
-      return finish(answer(id, record, taskId, ""));
+      return finish(answer(id, record, taskId, { route, handles }));
     }
 
     if (progressToken !== undefined && record.progress && record.progress.progress > lastProgress) {
@@ -123,7 +126,7 @@ async function follow(
     await ledger.renewIfDue();
     const outstanding = Object.keys(pending).some((key) => asked.has(key));
     const deadline = clock.deadline(outstanding, Date.now());
-    if (Date.now() >= deadline) return finish(answer(id, record, taskId, clock.describe(outstanding)));
+    if (Date.now() >= deadline) return finish(answer(id, record, taskId, { route, handles, lead: clock.describe(outstanding) }));
     // A question another stream holds is tried again soon (that stream may end), not only on a change.
     const wakeAt = won.length < candidates.length ? Math.min(deadline, Date.now() + CLAIM_RETRY_MS) : deadline;
 
@@ -148,9 +151,9 @@ function fingerprint(record: TaskRecord): string {
   return JSON.stringify([record.status, Object.keys(record.pendingInputs ?? {}), record.progress?.progress]);
 }
 
-function answer(id: JsonRpcId, record: TaskRecord, taskId: string, why: string) {
+function answer(id: JsonRpcId, record: TaskRecord, taskId: string, context: Parameters<typeof ordinaryAnswer>[2]) {
   try {
-    return rpcResult(id, ordinaryAnswer(record, taskId, why));
+    return rpcResult(id, ordinaryAnswer(record, taskId, context));
   } catch (error) {
     if (error instanceof McpError) return rpcError(id, error.code, error.message, error.data);
     throw error;

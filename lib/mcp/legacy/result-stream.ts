@@ -5,12 +5,12 @@ import { holdStream } from "../credential-limits";
 import { type JsonRpcId, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { META } from "../server-info";
+import { openSse } from "../sse";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { serialRounds } from "./serial-rounds";
 import { sessionCanAsk } from "./session";
-import { openSse } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
 import { withdrawQuestions } from "./withdrawal";
 

@@ -4,13 +4,13 @@ import { getTaskFeed, type TaskRecord } from "../../tasks";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { hasScope, TASK_READ_SCOPE } from "../scopes";
 import { META } from "../server-info";
+import { openSse } from "../sse";
 import { readBoundTask } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
 import { serialRounds } from "./serial-rounds";
 import { sessionCanAsk, sessionMayElicit } from "./session";
 import type { LegacySession } from "./session-record";
-import { openSse } from "./sse";
 import { withdrawQuestions } from "./withdrawal";
 
 /** Fallback re-read (new tasks of the session are found this way; known ones also wake on NOTIFY). */

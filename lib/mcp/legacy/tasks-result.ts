@@ -2,9 +2,9 @@ import { type TaskRecord, waitForTask } from "../../tasks";
 import { whileWaiting } from "../credential-limits";
 import { type JsonRpcId, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { acceptsEventStream } from "../sse";
 import { isTerminalRecord, requireBoundTask, taskIdOf, taskNotFound } from "./bound-task";
 import { streamTaskResult } from "./result-stream";
-import { acceptsEventStream } from "./sse";
 import { terminalAnswer } from "./terminal-answer";
 
 /** A JSON-mode wait re-checks the credential this often, and once more before it answers. */

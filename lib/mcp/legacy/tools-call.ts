@@ -1,15 +1,26 @@
 import { linkMcpSessionTask } from "../../../db/queries/mcp-sessions";
+import { tenantOffersHandles } from "../../../db/queries/tenants";
 import { holdStream, holdWait } from "../credential-limits";
+import { answerCompanionCall } from "../handles/companion-call";
+import { isCompanionTool } from "../handles/companion-tools";
 import { isRecord, type JsonRpcId, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { answerWithProgress, type ProgressSink, readProgressToken } from "../progress-answer";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
-import { awaitOrdinaryAnswer, readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
+import { acceptsEventStream } from "../sse";
+import {
+  awaitOrdinaryAnswer,
+  readArguments,
+  readIdempotencyKey,
+  resolveTool,
+  startTask,
+  syncDeadlineMs,
+} from "../tool-invocation";
 import { legacyTask } from "./bound-task";
 import { forgetAnsweredCall, rememberOrdinaryCall } from "./ordinary-cancel";
 import { streamOrdinaryCall } from "./ordinary-stream";
 import { versionHasTasks } from "./protocol-version";
 import { sessionMayElicit } from "./session";
-import { acceptsEventStream } from "./sse";
 
 const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
 
@@ -28,6 +39,9 @@ const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-respon
  * inline, on the call's own SSE stream; every other client waits for the result as JSON.
  */
 export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, params: Record<string, unknown>, version: string) {
+  // The companion tools of task handles come first (a tenant that turned handles off has none).
+  if (isCompanionTool(params.name) && (await tenantOffersHandles(deps.sql, call.principal.tenantId)))
+    return answerCompanionCall(deps, call, { id, name: params.name, params });
   const route = await resolveTool(deps, call.principal, params.name, call);
   const task = versionHasTasks(version) ? params.task : undefined;
   if (task !== undefined && !isRecord(task)) throw new McpError(RPC.invalidParams, "params.task must be an object");
@@ -45,8 +59,9 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
   }
   const args = readArguments(params);
   if (!asTask) {
-    // The call will be held open (a JSON wait, or an SSE stream when it asks inline): its slot is
-    // taken before any run exists, so a refused call (429, credential-limits.ts) starts nothing.
+    // The call will be held open (a JSON wait, or an SSE stream when it asks inline or reports
+    // progress): its slot is taken before any run exists, so a refused call (429,
+    // credential-limits.ts) starts nothing.
     const inline = asksInline(call);
     const release = inline ? holdStream(deps, call) : holdWait(deps, call);
     let handedOver = false;
@@ -55,16 +70,20 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
       const started = await startTask(deps, call, route, args, { origin: "ordinary", idempotencyKey });
       if (started.kind === "invalid") return started.result;
       // Before waiting: a notifications/cancelled for this id, to any instance, finds the run (ordinary-cancel.ts).
-      await rememberOrdinaryCall(deps, call, id, started.task.id, route.sync_deadline_ms);
-      if (!inline) {
+      await rememberOrdinaryCall(deps, call, id, started.task.id, syncDeadlineMs(route));
+      const progressToken = readProgressToken(params);
+      handedOver = true;
+      if (inline) return streamOrdinaryCall(deps, call, id, route, started.task, progressToken, release);
+      // The wait ends however it ends; its slot and its cancel record go with it.
+      const waited = async (sink: ProgressSink | undefined) => {
         try {
-          return await awaitOrdinaryAnswer(deps, call, route, started.task.id);
+          return await awaitOrdinaryAnswer(deps, call, route, started.task.id, sink);
         } finally {
+          release();
           if (!call.signal.aborted) await forgetAnsweredCall(deps, started.task.id);
         }
-      }
-      handedOver = true;
-      return streamOrdinaryCall(deps, call, id, route, started.task, readProgressToken(params), release);
+      };
+      return answerWithProgress(deps, call, { id, progressToken }, waited);
     } finally {
       if (!handedOver) release();
     }
@@ -118,13 +137,4 @@ function readTtl(task: Record<string, unknown>): number | undefined {
     throw new McpError(RPC.invalidParams, "params.task.ttl must be a non-negative number of milliseconds");
   }
   return ttl;
-}
-
-/** The caller's `_meta.progressToken` (basic/utilities/progress: a string or an integer). */
-function readProgressToken(params: Record<string, unknown>): string | number | undefined {
-  const meta = isRecord(params._meta) ? params._meta : undefined;
-  const token = meta?.progressToken;
-  if (typeof token === "string" && token.length <= 200) return token;
-  if (typeof token === "number" && Number.isSafeInteger(token)) return token;
-  return undefined;
 }

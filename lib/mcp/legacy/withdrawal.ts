@@ -1,6 +1,6 @@
+import type { SseStream } from "../sse";
 import type { DeliveryLedger } from "./deliveries";
 import { elicitationRequestId } from "./elicitation-ids";
-import type { SseStream } from "./sse";
 
 /**
  * Withdraws questions this stream sent that are no longer open (answered elsewhere — the console,

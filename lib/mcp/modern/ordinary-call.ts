@@ -1,21 +1,14 @@
 import type { InputResponse } from "@runifold/sdk";
 import type { RouteRow } from "../../../db/queries/routes";
-import {
-  answerTaskByHandle,
-  cancelTaskByHandle,
-  isTerminalTaskStatus,
-  readBoundTaskHandle,
-  type TaskRecord,
-  taskStatus,
-  validateInputResponse,
-  waitForTask,
-} from "../../tasks";
+import { tenantOffersHandles } from "../../../db/queries/tenants";
+import { answerTaskByHandle, cancelTaskByHandle, readBoundTaskHandle, type TaskRecord, validateInputResponse } from "../../tasks";
 import { isElicitResult } from "../elicit-result";
 import { answerableInputRequests } from "../input-capabilities";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { followTask, type ProgressSink } from "../progress-answer";
 import { issueRequestState, type StateCall } from "../request-state";
-import { ordinaryAnswer, startTask } from "../tool-invocation";
+import { isOver, ordinaryAnswer, startTask, syncDeadlineMs, waitsForInput } from "../tool-invocation";
 import type { ModernEnvelope } from "./envelope";
 
 /**
@@ -29,7 +22,12 @@ import type { ModernEnvelope } from "./envelope";
  *    `inputResponses`, which are written through provideInputForTenant (continueOrdinaryCall), and the
  *    retry waits again: maybe another round, then the result. Questions the request cannot answer
  *    are never put in a round; they wait for an operator or a tasks client;
- *  - the deadline passed → the "still running, task X" tool error; the run goes on.
+ *  - the run asks what this request cannot be asked, and the tenant offers handles → the task
+ *    handle at once (handles/task-handle.ts; the client answers with runifold_task_answer);
+ *  - the deadline passed → the task handle (or, where the tenant turned handles off, the "still
+ *    running, task X" tool error); the run goes on.
+ * The run's rising progress goes out as notifications/progress when the call carried a
+ * progressToken (progress-answer.ts).
  * A client that disconnects while waiting cancels the run: 2026-07-28 basic/patterns/cancellation.mdx
  * "The server MUST treat a client disconnect as cancellation of that request", and
  * transports/streamable-http.mdx "Cancellation" (the server SHOULD stop work on it). Handing back an
@@ -43,10 +41,11 @@ export async function startOrdinaryCall(
   args: Record<string, unknown>,
   envelope: ModernEnvelope,
   options: { answeredInputs?: Record<string, { request: unknown; response: unknown }>; idempotencyKey?: string },
+  sink?: ProgressSink,
 ) {
   const started = await startTask(deps, call, route, args, { origin: "ordinary", ...options });
   if (started.kind === "invalid") return { resultType: "complete", ...started.result };
-  return waitRound(deps, call, route, args, envelope, started.task.id);
+  return waitRound(deps, call, route, args, envelope, started.task.id, sink);
 }
 
 /**
@@ -63,6 +62,7 @@ export async function continueOrdinaryCall(
   envelope: ModernEnvelope,
   runId: string,
   inputResponses: unknown,
+  sink?: ProgressSink,
 ) {
   const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, taskId: runId };
   const record = await readBoundTaskHandle(deps.sql, binding);
@@ -76,7 +76,7 @@ export async function continueOrdinaryCall(
   if (Object.keys(responses).length > 0) {
     await answerTaskByHandle(deps.sql, { ...binding, responses, actor: call.principal.actor });
   }
-  return waitRound(deps, call, route, args, envelope, runId);
+  return waitRound(deps, call, route, args, envelope, runId, sink);
 }
 
 async function waitRound(
@@ -86,14 +86,17 @@ async function waitRound(
   args: Record<string, unknown>,
   envelope: ModernEnvelope,
   runId: string,
+  sink: ProgressSink | undefined,
 ) {
   const askable = (record: TaskRecord) => answerableInputRequests(record.pendingInputs ?? {}, envelope.clientCapabilities);
-  const record = await waitForTask(deps.sql, {
-    tenantId: call.principal.tenantId,
+  // Where the tenant offers handles, a question this request cannot be asked ends the wait at once
+  // with the handle (answered through runifold_task_answer); otherwise an operator may answer it in time.
+  const handles = await tenantOffersHandles(deps.sql, call.principal.tenantId);
+  const record = await followTask(deps, call, {
     taskId: runId,
-    done: (r) => isOver(r) || Object.keys(askable(r)).length > 0,
-    deadline: Date.now() + route.sync_deadline_ms,
-    signal: call.signal,
+    done: (r) => isOver(r) || Object.keys(askable(r)).length > 0 || (handles && waitsForInput(r)),
+    deadline: Date.now() + syncDeadlineMs(route),
+    sink,
   });
   if (call.signal.aborted && record && !isOver(record)) {
     await cancelTaskByHandle(deps.sql, {
@@ -117,10 +120,5 @@ async function waitRound(
       };
     }
   }
-  const why = `Still running after ${Math.round(route.sync_deadline_ms / 1000)}s`;
-  return { resultType: "complete", ...ordinaryAnswer(record, runId, why) };
-}
-
-function isOver(record: TaskRecord): boolean {
-  return record.terminal !== undefined || isTerminalTaskStatus(taskStatus(record, "modern"));
+  return { resultType: "complete", ...ordinaryAnswer(record, runId, { route, handles }) };
 }

@@ -1,7 +1,7 @@
-import { errorResponse, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcResult } from "../json-rpc";
+import { errorResponse, type JsonRpcId, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcResult } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { requireMethodScopes } from "../scopes";
-import { META, SERVER_INFO } from "../server-info";
+import { withServerInfo } from "../server-info";
 import { discover } from "./discover";
 import { readModernEnvelope } from "./envelope";
 import { subscriptionsListen } from "./subscriptions-listen";
@@ -36,14 +36,16 @@ export async function handleModernRequest(deps: McpDeps, call: McpCall, message:
   // The scope table (scopes.ts) is the legacy leg's too: a key without `mcp` runs nothing here either.
   requireMethodScopes(call.principal, message.method);
   if (message.method === "subscriptions/listen") return subscriptionsListen(deps, call, message.id, params, envelope);
-  const result = await dispatch(deps, call, message.method, params, envelope);
-  const meta = { ...((result as { _meta?: object })._meta ?? {}), [META.serverInfo]: SERVER_INFO };
-  return jsonResponse(rpcResult(id, { ...result, _meta: meta }));
+  const result = await dispatch(deps, call, message.id, message.method, params, envelope);
+  // A tools/call that streams its progress (progress-answer.ts) is already the answer.
+  if (result instanceof Response) return result;
+  return jsonResponse(rpcResult(id, withServerInfo(result)));
 }
 
 function dispatch(
   deps: McpDeps,
   call: McpCall,
+  id: JsonRpcId,
   method: string,
   params: Record<string, unknown>,
   envelope: ReturnType<typeof readModernEnvelope>,
@@ -52,9 +54,9 @@ function dispatch(
     case "server/discover":
       return discover();
     case "tools/list":
-      return toolsList(deps, call, params);
+      return toolsList(deps, call, params, envelope);
     case "tools/call":
-      return toolsCall(deps, call, params, envelope);
+      return toolsCall(deps, call, id, params, envelope);
     case "tasks/get":
       return tasksGet(deps, call, params, envelope);
     case "tasks/update":

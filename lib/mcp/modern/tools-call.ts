@@ -1,14 +1,18 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
 import type { RouteRow } from "../../../db/queries/routes";
+import { tenantOffersHandles } from "../../../db/queries/tenants";
 import { validateArguments, validateInputResponse } from "../../tasks";
-import { whileWaiting } from "../credential-limits";
+import { holdWait } from "../credential-limits";
 import { isElicitResult } from "../elicit-result";
+import { answerCompanionCall } from "../handles/companion-call";
+import { isCompanionTool } from "../handles/companion-tools";
 import { missingInputCapabilities } from "../input-capabilities";
-import { isRecord } from "../json-rpc";
+import { isRecord, type JsonRpcId } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { answerWithProgress, type ProgressSink, readProgressToken } from "../progress-answer";
 import { issueRequestState, redeemRequestState, type StateCall, type StateClaims } from "../request-state";
 import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
-import { TASKS_EXTENSION } from "../server-info";
+import { TASKS_EXTENSION, withServerInfo } from "../server-info";
 import { taskFields } from "../task-shapes";
 import { readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
 import { type ModernEnvelope, missingCapabilities } from "./envelope";
@@ -27,20 +31,46 @@ import { routeInputMethods } from "./route-input-needs";
  * a call whose workflow may ask its caller for input this request cannot answer is refused with
  * -32021 before anything runs, and `requiredCapabilities` lists only what is actually missing.
  */
-export async function toolsCall(deps: McpDeps, call: McpCall, params: Record<string, unknown>, envelope: ModernEnvelope) {
+export async function toolsCall(
+  deps: McpDeps,
+  call: McpCall,
+  id: JsonRpcId,
+  params: Record<string, unknown>,
+  envelope: ModernEnvelope,
+) {
+  // The companion tools of task handles come first (a tenant that turned handles off has none).
+  if (isCompanionTool(params.name) && (await tenantOffersHandles(deps.sql, call.principal.tenantId))) {
+    const complete = (result: unknown) => ({ resultType: "complete", ...(result as object) });
+    const answered = await answerCompanionCall(deps, call, {
+      id,
+      name: params.name,
+      params,
+      frame: (result) => withServerInfo(complete(result)),
+    });
+    return answered instanceof Response ? answered : complete(answered);
+  }
   const route = await resolveTool(deps, call.principal, params.name, call);
   const args = readArguments(params);
-  await refuseMissingCapabilities(deps, route, envelope);
+  const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
+  await refuseMissingCapabilities(deps, call, route, envelope, asTask);
 
   // Arguments are checked before any preflight round: nobody is asked to approve a call that cannot run.
   const checked = validateArguments(route.tool_name, route.input_schema, args);
   if (!checked.ok) return { resultType: "complete", content: [{ type: "text", text: checked.message }], isError: true };
-  const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
+  if (asTask && params.requestState === undefined) return answerCall(deps, call, route, args, params, envelope, asTask);
   // An ordinary call holds the request until its run answers: one of the credential's wait slots
   // (credential-limits.ts; 429 when full). Taken before a requestState is redeemed (single use), so
-  // a refused retry may present it again, and before any run starts or any answer is written.
-  if (asTask && params.requestState === undefined) return answerCall(deps, call, route, args, params, envelope, asTask);
-  return whileWaiting(deps, call, () => answerCall(deps, call, route, args, params, envelope, asTask));
+  // a refused retry may present it again, and before any run starts or any answer is written. With
+  // a progressToken the answer is an SSE stream carrying the run's progress (progress-answer.ts).
+  const release = holdWait(deps, call);
+  try {
+    return await answerWithProgress(deps, call, { id, progressToken: readProgressToken(params), frame: withServerInfo }, (sink) =>
+      answerCall(deps, call, route, args, params, envelope, asTask, sink).finally(release),
+    );
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 async function answerCall(
@@ -51,19 +81,20 @@ async function answerCall(
   params: Record<string, unknown>,
   envelope: ModernEnvelope,
   asTask: boolean,
+  sink?: ProgressSink,
 ) {
   const binding: StateCall = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool: route.tool_name, args };
   // A presented requestState is redeemed once, here (single use), and says which round it answers:
   // an ordinary call's run-bound round (claim `r`), or a preflight round.
   const state = params.requestState === undefined ? undefined : await redeemRequestState(deps.sql, params.requestState, binding);
-  if (state?.r) return continueOrdinaryCall(deps, call, route, args, envelope, state.r, params.inputResponses);
+  if (state?.r) return continueOrdinaryCall(deps, call, route, args, envelope, state.r, params.inputResponses, sink);
   const preflight = (route.preflight ?? undefined) as Record<string, InputRequest> | undefined;
   const answeredInputs = await collectPreflight(deps, params, binding, preflight, state);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
   const idempotencyKey = readIdempotencyKey(params);
   if (!asTask)
-    return startOrdinaryCall(deps, call, route, args, envelope, { answeredInputs: answeredInputs.answers, idempotencyKey });
+    return startOrdinaryCall(deps, call, route, args, envelope, { answeredInputs: answeredInputs.answers, idempotencyKey }, sink);
   requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "modern",
@@ -75,11 +106,20 @@ async function answerCall(
   return { resultType: "task", ...taskFields(started.task, "modern") };
 }
 
-async function refuseMissingCapabilities(deps: McpDeps, route: RouteRow, envelope: ModernEnvelope): Promise<void> {
+async function refuseMissingCapabilities(
+  deps: McpDeps,
+  call: McpCall,
+  route: RouteRow,
+  envelope: ModernEnvelope,
+  asTask: boolean,
+): Promise<void> {
   const required: Record<string, unknown> = {};
   if (route.task_support === "required" && !envelope.declaresTasks) required.extensions = { [TASKS_EXTENSION]: {} };
-  // The store is asked only when the request lacks elicitation (the one input method workflows use).
-  if (!envelope.declaresElicitation) {
+  // An ordinary call needs no input capability where the tenant offers handles: a question the
+  // request cannot be asked comes back in the handle, answered with runifold_task_answer. The store
+  // is asked only when the request lacks elicitation (the one input method workflows use).
+  const handles = !asTask && !envelope.declaresElicitation && (await tenantOffersHandles(deps.sql, call.principal.tenantId));
+  if (!envelope.declaresElicitation && !handles) {
     Object.assign(required, missingInputCapabilities(envelope.clientCapabilities, await routeInputMethods(deps, route)));
   }
   if (Object.keys(required).length > 0) throw missingCapabilities(required);

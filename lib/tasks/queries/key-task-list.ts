@@ -14,9 +14,9 @@ export type TaskListPosition = { createdAt: Date; id: string };
 export async function listKeyTasks(
   sql: SqlHandle,
   params: { tenantId: string; keyId: string; after?: TaskListPosition; limit: number },
-): Promise<TaskRecord[]> {
+): Promise<(TaskRecord & { toolName: string | null })[]> {
   const rows = await sql.unsafe(
-    `SELECT ${TASK_RECORD_COLUMNS} FROM runs r
+    `SELECT ${TASK_RECORD_COLUMNS}, (SELECT ro.tool_name FROM routes ro WHERE ro.id = r.route_id) AS tool_name FROM runs r
      WHERE r.tenant_id = $1 AND r.created_by_key_id = $2
        AND ($3::timestamptz IS NULL OR (r.created_at, r.id) < ($3::timestamptz, $4::uuid))
        AND (r.ttl_ms IS NULL OR r.created_at + r.ttl_ms * interval '1 millisecond' > now())
@@ -24,5 +24,5 @@ export async function listKeyTasks(
      LIMIT $5`,
     [params.tenantId, params.keyId, params.after?.createdAt.toISOString() ?? null, params.after?.id ?? null, params.limit + 1],
   );
-  return rows.map(toTaskRecord);
+  return rows.map((row) => ({ ...toTaskRecord(row), toolName: row.tool_name }));
 }

@@ -1,4 +1,4 @@
-import type { InputRequest, RunStatus, WorkflowResult } from "@runifold/sdk";
+import type { InputRequest, RunStatus, WaitDetail, WorkflowResult } from "@runifold/sdk";
 import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
 import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
@@ -15,6 +15,10 @@ export type TaskRecord = {
   ttlMs: number | null;
   pollIntervalMs: number;
   statusMessage: string | null;
+  /** The tenant's slug: status messages name whose operators may answer. */
+  tenantSlug: string;
+  /** What a parked run waits for (a timer, a signal, input), as the engine recorded it; null otherwise. */
+  waitDetail: WaitDetail | null;
   progress: { progress: number; total?: number; message?: string } | null;
   createdAt: Date;
   updatedAt: Date;
@@ -51,6 +55,7 @@ export async function readTaskRecord(
  */
 export const TASK_RECORD_COLUMNS = `r.id, r.tenant_id, r.route_id, r.workflow_key, r.status, r.origin, r.created_by_key_id,
             r.ttl_ms::float8 AS ttl_ms, r.poll_interval_ms, r.status_message, r.progress, r.created_at, r.updated_at,
+            r.wait_detail, (SELECT tt.slug FROM tenants tt WHERE tt.id = r.tenant_id) AS tenant_slug,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,
             ${TERMINAL_PAYLOAD_SQL} AS terminal,
             ${PENDING_INPUTS_SQL} AS pending_inputs`;
@@ -68,6 +73,8 @@ export function toTaskRecord(row: postgres.Row): TaskRecord {
     ttlMs: row.ttl_ms,
     pollIntervalMs: row.poll_interval_ms,
     statusMessage: row.status_message,
+    tenantSlug: row.tenant_slug,
+    waitDetail: row.wait_detail ?? null,
     progress: row.progress,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),

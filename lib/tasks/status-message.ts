@@ -1,0 +1,63 @@
+import type { TaskRecord } from "./queries/task-record";
+
+/** The parts of a record a status message is made of. */
+export type DescribedRecord = Pick<
+  TaskRecord,
+  "status" | "statusMessage" | "tenantSlug" | "waitDetail" | "progress" | "pendingInputs" | "terminal"
+>;
+
+/**
+ * What a task is doing, in words a model can relay to its user, the same in every view (tasks/get
+ * of both eras, listen snapshots, legacy status notifications, task handles): "Waiting for an
+ * operator of tenant-acme to answer 'decision'", "Sleeping until 14:00 UTC", "Waiting for signal
+ * 'window-open'". Only what the store says: the wait the engine recorded, the run's own progress
+ * line, the terminal cause. `now` decides whether a time needs its date.
+ */
+export function statusMessageOf(record: DescribedRecord, now: Date = new Date()): string | undefined {
+  if (record.terminal?.error) return record.terminal.error.message;
+  switch (record.status) {
+    case "cancelled":
+      return record.statusMessage ?? "Cancelled";
+    case "failed":
+      return record.statusMessage ?? "Failed";
+    case "completed":
+      return record.terminal?.result?.isError ? "Completed with a tool error" : "Completed";
+    case "waiting_input":
+      return waitingForInput(record) ?? record.progress?.message;
+    case "sleeping": {
+      const timer = record.waitDetail && "timer" in record.waitDetail ? record.waitDetail.timer : undefined;
+      if (!timer) return record.progress?.message ?? "Sleeping";
+      const until = utcTime(new Date(timer.wakeAt), now);
+      return timer.key.startsWith("retry:")
+        ? `Retrying step '${timer.key.slice("retry:".length)}' at ${until}`
+        : `Sleeping until ${until}`;
+    }
+    case "waiting_signal": {
+      const signal = record.waitDetail && "signal" in record.waitDetail ? record.waitDetail.signal : undefined;
+      if (!signal) return "Waiting for a signal";
+      const deadline = signal.deadline ? ` (until ${utcTime(new Date(signal.deadline), now)})` : "";
+      return `Waiting for signal '${signal.name}'${deadline}`;
+    }
+    case "queued":
+      // A stranded run's message (no online worker serves its version) says more than "queued".
+      return record.statusMessage ?? record.progress?.message ?? "Queued for a worker";
+    default:
+      return record.progress?.message ?? "Running";
+  }
+}
+
+function waitingForInput(record: DescribedRecord): string | undefined {
+  const keys = Object.keys(record.pendingInputs ?? {});
+  if (keys.length === 0) return undefined;
+  const quoted = keys.map((key) => `'${key}'`);
+  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+  return `Waiting for an operator of ${record.tenantSlug} to answer ${list}`;
+}
+
+/** "14:00 UTC" (seconds only when they are not :00), with the date when it is not today (UTC). */
+export function utcTime(at: Date, now: Date = new Date()): string {
+  if (Number.isNaN(at.getTime())) return "later";
+  const iso = at.toISOString();
+  const time = iso.slice(11, 19).endsWith(":00") ? iso.slice(11, 16) : iso.slice(11, 19);
+  return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? `${time} UTC` : `${iso.slice(0, 10)} ${time} UTC`;
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "handle_tools" boolean DEFAULT true NOT NULL;
