@@ -38,6 +38,17 @@ import {
   sendWebhookTestAction,
   setWebhookEnabledAction,
 } from "@/lib/ui/actions/webhook-actions";
+import {
+  addMemberInput,
+  answerInputInput,
+  changePasswordInput,
+  createKeyInput,
+  createOperatorInput,
+  createTenantInput,
+  createWebhookInput,
+  saveRouteInput,
+  setRouteScheduleInput,
+} from "@/lib/ui/form-inputs";
 
 // Server actions are public POST endpoints: each lib/ui/actions action starts with requireOperator
 // (lib/ui/actions/operator-action.ts), including the same-origin check, and validates its input.
@@ -65,17 +76,23 @@ function serverAction<T>(action: (ctx: OperatorContext, input: unknown) => Promi
   };
 }
 
-export const createTenant = serverAction(createTenantAction, ["/tenants"]);
-export const createOperator = serverAction(createOperatorAction, ["/tenants"]);
+/**
+ * The same action bound to a form (app/(ui)/_components/action-form.tsx): `toInput` picks the
+ * fields on the server, so the form posts and works before the page's scripts load.
+ */
+function formAction<T>(
+  action: (ctx: OperatorContext, input: unknown) => Promise<T>,
+  toInput: (form: FormData) => unknown,
+  paths: string[] = [],
+) {
+  const run = serverAction(action, paths);
+  return async (_previous: ActionResult<T> | null, form: FormData): Promise<ActionResult<T>> => run(toInput(form));
+}
+
 export const setOperatorDisabled = serverAction(setOperatorDisabledAction, ["/tenants"]);
-export const addMember = serverAction(addMemberAction, ["/tenants"]);
 export const removeMember = serverAction(removeMemberAction, ["/tenants"]);
-// No revalidation: the form shows the token first, then refreshes the page itself.
-export const createKey = serverAction(createKeyAction);
 export const revokeKey = serverAction(revokeKeyAction, ["/tenants"]);
-export const saveRoute = serverAction(saveRouteAction, ["/routes"]);
 export const disableRoute = serverAction(disableRouteAction, ["/routes"]);
-export const setRouteSchedule = serverAction(setRouteScheduleAction, ["/routes"]);
 export const setRouteSchedulePaused = serverAction(setRouteSchedulePausedAction, ["/routes"]);
 // Saves nothing: validates a cron expression as it is typed and returns its next fire times.
 export const previewSchedule = serverAction(previewScheduleAction);
@@ -83,9 +100,6 @@ export const cancelTask = serverAction(cancelTaskAction);
 // Not revalidated: the task page navigates to the new task; the list refreshes itself.
 export const rerunTask = serverAction(rerunTaskAction);
 export const bulkTasks = serverAction(bulkTaskAction);
-// Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
-export const answerInput = serverAction(answerInputAction);
-export const changePassword = serverAction(changePasswordAction);
 export const signOutEverywhere = serverAction(signOutEverywhereAction);
 // Not revalidated: the form shows the temporary password once, then refreshes the page itself.
 export const resetPassword = serverAction(resetPasswordAction);
@@ -93,9 +107,24 @@ export const setTenantDisabled = serverAction(setTenantDisabledAction, ["/tenant
 export const revokeConnection = serverAction(revokeConnectionAction, ["/connections"]);
 export const revokeTenantConnection = serverAction(revokeTenantConnectionAction, ["/connections"]);
 // The webhook policy (seal key, SSRF flag) is read per call (the env is parsed once, cached). Create
-// and rotate are not revalidated: the form shows the secret once, then refreshes the page itself.
-export const createWebhook = serverAction((ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input));
+// (below) and rotate are not revalidated: the page shows the secret once, then refreshes itself.
 export const rotateWebhookSecret = serverAction((ctx, input) => rotateWebhookSecretAction(webWebhookPolicy())(ctx, input));
 export const deleteWebhook = serverAction(deleteWebhookAction, ["/webhooks"]);
 export const setWebhookEnabled = serverAction(setWebhookEnabledAction, ["/webhooks"]);
 export const sendWebhookTest = serverAction(sendWebhookTestAction, ["/webhooks"]);
+
+// Forms (each also works before scripts load: see formAction).
+export const createTenantForm = formAction(createTenantAction, createTenantInput, ["/tenants"]);
+export const createOperatorForm = formAction(createOperatorAction, createOperatorInput, ["/tenants"]);
+export const addMemberForm = formAction(addMemberAction, addMemberInput, ["/tenants"]);
+// Not revalidated: the form shows the token first, then refreshes the page itself.
+export const createKeyForm = formAction(createKeyAction, createKeyInput);
+export const saveRouteForm = formAction(saveRouteAction, saveRouteInput, ["/routes"]);
+export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteScheduleInput, ["/routes"]);
+// Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
+export const answerInputForm = formAction(answerInputAction, answerInputInput);
+export const changePasswordForm = formAction(changePasswordAction, changePasswordInput);
+export const createWebhookForm = formAction(
+  (ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input),
+  createWebhookInput,
+);

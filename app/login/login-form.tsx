@@ -1,10 +1,9 @@
 "use client";
 
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { type FormEvent, Suspense, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { SignInMethods } from "@/lib/auth";
-import { safeCallbackPath } from "./safe-callback";
 
 const input =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30";
@@ -13,16 +12,25 @@ const primary =
 const secondary =
   "rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60";
 
-type FormProps = { methods: SignInMethods; initialError: string | null };
+type FormProps = {
+  methods: SignInMethods;
+  initialError: string | null;
+  /** next-auth's CSRF token (from its cookie), posted by the forms when they submit without scripts. */
+  csrfToken: string;
+  /** Where to go after sign-in: a path on this origin (safe-callback.ts), checked on the server. */
+  callbackPath: string;
+};
 
-function Form({ methods, initialError }: FormProps) {
+/**
+ * Both forms are plain POSTs to next-auth with its CSRF token, so they sign in before the page's
+ * scripts load (a failure comes back as /login?error=…). Once hydrated, the password form signs in
+ * by fetch instead and shows a failure in place.
+ */
+export function LoginForm({ methods, initialError, csrfToken, callbackPath }: FormProps) {
   const router = useRouter();
-  const search = useSearchParams();
   // An error the server reported (?error=…: an SSO refusal, a failed callback) until the next attempt.
   const [error, setError] = useState<string | null>(initialError);
   const [busy, setBusy] = useState(false);
-  // Only a path on this origin, checked after URL parsing (safe-callback.ts).
-  const callbackPath = () => safeCallbackPath(search.get("callbackUrl"), window.location.origin);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -38,17 +46,25 @@ function Form({ methods, initialError }: FormProps) {
       );
       return;
     }
-    router.replace(callbackPath());
+    router.replace(callbackPath);
     router.refresh();
   }
 
-  async function onSso() {
+  async function onSso(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
     if (!methods.sso) return;
     setBusy(true);
     setError(null);
     // next-auth posts with its CSRF token and sends the browser on to the identity provider.
-    await signIn(methods.sso.providerId, { callbackUrl: callbackPath() });
+    await signIn(methods.sso.providerId, { callbackUrl: callbackPath });
   }
+
+  const hidden = (
+    <>
+      <input type="hidden" name="csrfToken" value={csrfToken} />
+      <input type="hidden" name="callbackUrl" value={callbackPath} />
+    </>
+  );
 
   return (
     <div className="mt-6 flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
@@ -58,9 +74,12 @@ function Form({ methods, initialError }: FormProps) {
         </p>
       )}
       {methods.sso && (
-        <button type="button" onClick={onSso} disabled={busy} className={methods.password ? secondary : primary}>
-          Sign in with {methods.sso.name}
-        </button>
+        <form method="post" action={`/api/auth/signin/${methods.sso.providerId}`} onSubmit={onSso} className="flex flex-col">
+          {hidden}
+          <button type="submit" disabled={busy} className={methods.password ? secondary : primary}>
+            Sign in with {methods.sso.name}
+          </button>
+        </form>
       )}
       {methods.sso && methods.password && (
         <p className="flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500">
@@ -70,7 +89,14 @@ function Form({ methods, initialError }: FormProps) {
         </p>
       )}
       {methods.password && (
-        <form onSubmit={onSubmit} className="flex flex-col gap-4" noValidate>
+        <form
+          method="post"
+          action="/api/auth/callback/credentials"
+          onSubmit={onSubmit}
+          className="flex flex-col gap-4"
+          noValidate
+        >
+          {hidden}
           <label className="text-sm font-medium text-slate-700">
             Email
             <input name="email" type="email" autoComplete="username" required maxLength={320} className={input} />
@@ -85,13 +111,5 @@ function Form({ methods, initialError }: FormProps) {
         </form>
       )}
     </div>
-  );
-}
-
-export function LoginForm(props: FormProps) {
-  return (
-    <Suspense>
-      <Form {...props} />
-    </Suspense>
   );
 }

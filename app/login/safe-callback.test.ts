@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AFTER_SIGN_IN, safeCallbackPath } from "./safe-callback";
+import { AFTER_SIGN_IN, callbackPathFromQuery, safeCallbackPath } from "./safe-callback";
 
 const ORIGIN = "https://console.example";
 
@@ -30,5 +30,25 @@ describe("callbackUrl after sign-in (M6)", () => {
       expect(old).toBe(true);
       expect(new URL(value, ORIGIN).host).toBe("evil.example");
     }
+  });
+});
+
+describe("callbackPathFromQuery (the login page's server-side callback)", () => {
+  it("keeps the path of next-auth's absolute URL after a failed sign-in, and of a relative one", () => {
+    expect(callbackPathFromQuery("http://127.0.0.1:4160/oauth/authorize?client_id=x")).toBe("/oauth/authorize?client_id=x");
+    expect(callbackPathFromQuery("/tasks?status=working")).toBe("/tasks?status=working");
+  });
+
+  it("never leaves the origin: another origin's URL names only a path here; tricks fall back", () => {
+    expect(callbackPathFromQuery("https://evil.example/phish")).toBe("/phish");
+    for (const value of [
+      "https://evil.example//evil.example/x",
+      "//evil.example",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      undefined,
+    ])
+      expect(callbackPathFromQuery(value)).toBe(AFTER_SIGN_IN);
+    expect(callbackPathFromQuery(["/a", "/b"])).toBe("/a");
   });
 });

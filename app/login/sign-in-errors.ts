@@ -25,6 +25,10 @@ const NEXT_AUTH_MESSAGES: Record<string, (idp: string) => string> = {
   CredentialsSignin: () => "Invalid email or password.",
   SessionRequired: () => "Sign in to continue.",
   Configuration: () => "Sign-in is not configured correctly on the server. Tell an admin.",
+  // The password check's throttle (lib/auth/authenticate-operator.ts), as a form posted without scripts sees it.
+  throttled: () => "Too many failed attempts. Try again in a few minutes.",
+  // The login page could not set next-auth's CSRF cookie (app/login/page.tsx).
+  cookies_refused: () => "Signing in needs cookies. Allow cookies for this site, then reload the page.",
 };
 
 const SSO_PREFIX = "sso_";

@@ -50,3 +50,26 @@ function parsesAsDeclared(headers: Headers, bytes: Uint8Array): boolean {
     return false;
   }
 }
+
+/** Where /login/csrf sends the browser back to, marked so that a browser refusing cookies sees a message, not a loop. */
+export const CSRF_ISSUED_PARAM = "csrf";
+
+/**
+ * GET /login/csrf?<login query>: sets next-auth's CSRF cookie (next-auth's own /api/auth/csrf answer,
+ * run in this request) and sends the browser back to /login with it. The login page comes here when
+ * the browser has no such cookie yet, so that its form can carry the token as a hidden field and
+ * post to next-auth directly: a sign-in submitted before the page's scripts load is then a POST
+ * that signs in, never a GET with the password in the URL (ASVS 8.3.1).
+ */
+export async function issueSignInCsrf(request: NextRequest): Promise<Response> {
+  const handler = NextAuth(authOptions) as (request: NextRequest, context: RouteContext) => Promise<Response>;
+  const csrf = await handler(new NextRequest(new URL("/api/auth/csrf", request.url), { headers: request.headers }), {
+    params: Promise.resolve({ nextauth: ["csrf"] }),
+  });
+  const back = new URLSearchParams(request.nextUrl.searchParams);
+  back.set(CSRF_ISSUED_PARAM, "issued");
+  // A relative Location: the browser resolves it against the URL it asked for, whatever Host the proxy sent.
+  const response = new Response(null, { status: 303, headers: { location: `/login?${back}`, "cache-control": "no-store" } });
+  for (const cookie of csrf.headers.getSetCookie()) response.headers.append("set-cookie", cookie);
+  return response;
+}

@@ -1,55 +1,72 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, type ReactNode, useState, useTransition } from "react";
+import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
 
-type Result = { ok: true; data: unknown } | { ok: false; error: string };
+export type FormResult<T> = { ok: true; data: T } | { ok: false; error: string };
+
+/** A server action bound to a form (app/(ui)/actions.ts formAction): FormData in, the action's result out. */
+export type FormAction<T> = (previous: FormResult<T> | null, form: FormData) => Promise<FormResult<T>>;
 
 /**
- * A small form that sends its named fields to a server action, shows the action's error inline
- * and refreshes the page on success. `toInput` shapes FormData into the action's input.
+ * A form posting its fields to a server action, showing the action's error inline and, on success,
+ * what `shown` renders from the result (a token shown once, a confirmation).
+ *
+ * It works before the page's scripts run: the form's action is the server action itself, so React
+ * renders it as a POST that Next answers by running the action and rendering the page with its
+ * result (useActionState). Once hydrated, submitting goes through the same action without a reload;
+ * the form is reset only after a success, so a refused submission keeps what was typed.
  */
-export function ActionForm({
+export function ActionForm<T>({
   action,
-  toInput,
   children,
   className = "",
-  onSuccess,
   label,
+  shown,
+  onSuccess,
 }: {
-  action: (input: never) => Promise<Result>;
-  toInput: (data: FormData) => unknown;
+  action: FormAction<T>;
   children: ReactNode;
   className?: string;
-  onSuccess?: (data: unknown) => void;
   label: string;
+  /** What a successful result shows above the form until `dismiss` is called. */
+  shown?: (data: T, dismiss: () => void) => ReactNode;
+  onSuccess?: (data: T) => void;
 }) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [pending, start] = useTransition();
+  const form = useRef<HTMLFormElement>(null);
+  const [state, dispatch, pending] = useActionState(action, null);
+  const [dismissed, setDismissed] = useState<FormResult<T> | null>(null);
+  const handled = useRef<FormResult<T> | null>(null);
+
+  useEffect(() => {
+    if (!state?.ok || handled.current === state) return;
+    handled.current = state;
+    form.current?.reset();
+    onSuccess?.(state.data);
+    router.refresh();
+  }, [state, onSuccess, router]);
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    start(async () => {
-      const result = await action(toInput(data) as never);
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      form.reset();
-      onSuccess?.(result.data);
-      router.refresh();
-    });
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    const data = new FormData(event.currentTarget, submitter);
+    startTransition(() => dispatch(data));
   };
+
   return (
-    <form onSubmit={onSubmit} aria-label={label} aria-busy={pending} className={className}>
-      <fieldset disabled={pending} className="contents">
-        {children}
-      </fieldset>
-      {error && (
-        <p role="alert" className="basis-full text-sm text-red-700">
-          {error}
-        </p>
-      )}
-    </form>
+    <>
+      {state?.ok && state !== dismissed && shown?.(state.data, () => setDismissed(state))}
+      <form ref={form} action={dispatch} onSubmit={onSubmit} aria-label={label} aria-busy={pending} className={className}>
+        <fieldset disabled={pending} className="contents">
+          {children}
+        </fieldset>
+        {state && !state.ok && (
+          <p role="alert" className="basis-full text-sm text-red-700">
+            {state.error}
+          </p>
+        )}
+      </form>
+    </>
   );
 }

@@ -1,24 +1,23 @@
 "use client";
 
 import { signOut } from "next-auth/react";
-import { useState, useTransition } from "react";
+import { useTransition } from "react";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, dangerButtonClass, inputClass } from "../_components/ui";
-import { changePassword, signOutEverywhere } from "../actions";
+import { changePasswordForm, signOutEverywhere } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
 export function ChangePasswordForm() {
-  const [done, setDone] = useState(false);
   return (
     <ActionForm
       label="Change password"
-      action={changePassword}
-      toInput={(data) => ({
-        currentPassword: String(data.get("currentPassword") ?? ""),
-        newPassword: String(data.get("newPassword") ?? ""),
-      })}
-      onSuccess={() => setDone(true)}
+      action={changePasswordForm}
+      shown={() => (
+        <p role="status" className="mb-3 text-sm text-emerald-700">
+          Password changed; your other sessions have ended.
+        </p>
+      )}
       className="flex flex-col gap-3"
     >
       <label className={LABEL}>
@@ -41,11 +40,6 @@ export function ChangePasswordForm() {
       <button type="submit" className={buttonClass}>
         Change password
       </button>
-      {done && (
-        <p role="status" className="text-sm text-emerald-700">
-          Password changed; your other sessions have ended.
-        </p>
-      )}
     </ActionForm>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { VALUE_PREFIX } from "@/lib/ui/form-inputs";
 import type { FormField, RawValue } from "@/lib/ui/schema-form";
 import { inputClass } from "../_components/ui";
 
@@ -23,7 +24,10 @@ function hint(field: FormField): string | undefined {
   return parts.length ? parts.join(" · ") : undefined;
 }
 
-/** One accessible control per schema property: label, hint and error are tied to it by id. */
+/**
+ * One accessible control per schema property: label, hint and error are tied to it by id. Each is
+ * named `v.<key>` (lib/ui/form-inputs.ts) so that the form posts its values before scripts load.
+ */
 export function FieldControl({
   id,
   field,
@@ -38,6 +42,7 @@ export function FieldControl({
   onChange: (value: RawValue) => void;
 }) {
   const hintText = hint(field);
+  const name = `${VALUE_PREFIX}${field.key}`;
   const describedBy = [hintText ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const label = (
     <>
@@ -77,6 +82,8 @@ export function FieldControl({
           <input
             id={id}
             type="checkbox"
+            name={name}
+            value="true"
             className="size-4 rounded border-slate-300 text-indigo-600"
             checked={value === true}
             onChange={(e) => onChange(e.target.checked)}
@@ -93,11 +100,14 @@ export function FieldControl({
     return (
       <fieldset className="flex flex-col gap-1" aria-describedby={describedBy} aria-invalid={error ? true : undefined}>
         <legend className="text-sm font-medium text-slate-700">{label}</legend>
+        <input type="hidden" name="multi" value={field.key} />
         <div className="flex flex-wrap gap-x-4 gap-y-1">
           {field.options.map((option) => (
             <label key={option.value} className="flex items-center gap-2 text-sm text-slate-700">
               <input
                 type="checkbox"
+                name={name}
+                value={option.value}
                 className="size-4 rounded border-slate-300 text-indigo-600"
                 checked={picked.includes(option.value)}
                 onChange={(e) =>
@@ -119,7 +129,7 @@ export function FieldControl({
         {label}
       </label>
       {field.kind === "enum" ? (
-        <select id={id} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common}>
+        <select id={id} name={name} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common}>
           {!field.required || !text ? <option value="">Choose…</option> : null}
           {field.options.map((option) => (
             <option key={option.value} value={option.value}>
@@ -130,6 +140,7 @@ export function FieldControl({
       ) : field.kind === "number" ? (
         <input
           id={id}
+          name={name}
           type="number"
           inputMode={field.integer ? "numeric" : "decimal"}
           step={field.integer ? 1 : "any"}
@@ -141,10 +152,19 @@ export function FieldControl({
           {...common}
         />
       ) : field.maxLength !== undefined && field.maxLength > 200 ? (
-        <textarea id={id} rows={3} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)} {...common} />
+        <textarea
+          id={id}
+          name={name}
+          rows={3}
+          className={inputClass}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          {...common}
+        />
       ) : (
         <input
           id={id}
+          name={name}
           type={INPUT_TYPE[field.format ?? ""] ?? "text"}
           className={inputClass}
           value={text}

@@ -1,12 +1,16 @@
 "use client";
 
-import { type FormEvent, useId, useState, useTransition } from "react";
+import { type FormEvent, startTransition, useActionState, useId, useState } from "react";
 import { type FormField, initialValues, type RawValue, validateForm } from "@/lib/ui/schema-form";
 import { buttonClass, secondaryButtonClass } from "../_components/ui";
-import { answerInput } from "../actions";
+import { answerInputForm } from "../actions";
 import { FieldControl } from "./field-control";
 
-/** A form rendered from the request's schema; validated here for feedback and again on the server. */
+/**
+ * A form rendered from the request's schema; validated here for feedback and again on the server.
+ * It posts to a server action (answerInputForm), so an answer given before the page's scripts load
+ * is sent too, and the page comes back with the server's verdict.
+ */
 export function InputForm({
   taskId,
   inputKey,
@@ -19,11 +23,12 @@ export function InputForm({
   fields: FormField[];
 }) {
   const formId = useId();
+  const [result, send, pending] = useActionState(answerInputForm, null);
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [touched, setTouched] = useState<Record<string, boolean>>({});
-  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
-  const [pending, start] = useTransition();
+  const status = statusOf(result);
+  const serverErrors = result?.ok && !result.data.ok ? result.data.errors : {};
 
   const update = (key: string, value: RawValue) => {
     const next = { ...values, [key]: value };
@@ -32,27 +37,17 @@ export function InputForm({
     setErrors(validateForm(fields, next).errors);
   };
 
-  const submit = (action: "accept" | "decline") =>
-    start(async () => {
-      setStatus(null);
-      if (action === "accept") {
-        const checked = validateForm(fields, values);
-        setErrors(checked.errors);
-        setTouched(Object.fromEntries(fields.map((f) => [f.key, true])));
-        if (Object.keys(checked.errors).length > 0) return;
-      }
-      const result = await answerInput({ taskId, key: inputKey, action, values: values as Record<string, unknown> });
-      if (!result.ok) return setStatus({ tone: "error", text: result.error });
-      if (!result.data.ok) {
-        setErrors(result.data.errors);
-        return setStatus({ tone: "error", text: "The server did not accept these values." });
-      }
-      setStatus({ tone: "ok", text: action === "accept" ? "Answer sent; the task resumes." : "Declined; the task resumes." });
-    });
-
-  const onSubmit = (event: FormEvent) => {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    submit("accept");
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    const data = new FormData(event.currentTarget, submitter);
+    if (data.get("action") !== "decline") {
+      const checked = validateForm(fields, values);
+      setErrors(checked.errors);
+      setTouched(Object.fromEntries(fields.map((f) => [f.key, true])));
+      if (Object.keys(checked.errors).length > 0) return;
+    }
+    startTransition(() => send(data));
   };
 
   if (status?.tone === "ok") {
@@ -64,7 +59,9 @@ export function InputForm({
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-describedby={`${formId}-message`} className="flex flex-col gap-3">
+    <form action={send} onSubmit={onSubmit} noValidate aria-describedby={`${formId}-message`} className="flex flex-col gap-3">
+      <input type="hidden" name="taskId" value={taskId} />
+      <input type="hidden" name="key" value={inputKey} />
       <p id={`${formId}-message`} className="text-sm text-slate-800">
         {message}
       </p>
@@ -74,7 +71,7 @@ export function InputForm({
           id={`${formId}-${field.key}`}
           field={field}
           value={values[field.key]}
-          error={touched[field.key] ? errors[field.key] : undefined}
+          error={serverErrors[field.key] ?? (touched[field.key] ? errors[field.key] : undefined)}
           onChange={(value) => update(field.key, value)}
         />
       ))}
@@ -84,10 +81,10 @@ export function InputForm({
         </p>
       )}
       <div className="flex flex-wrap gap-2">
-        <button type="submit" className={buttonClass} disabled={pending}>
+        <button type="submit" name="action" value="accept" className={buttonClass} disabled={pending}>
           {pending ? "Sending…" : "Submit"}
         </button>
-        <button type="button" className={secondaryButtonClass} disabled={pending} onClick={() => submit("decline")}>
+        <button type="submit" name="action" value="decline" formNoValidate className={secondaryButtonClass} disabled={pending}>
           Decline
         </button>
       </div>
@@ -101,4 +98,14 @@ export function InputForm({
       )}
     </form>
   );
+}
+
+type Answer = Awaited<ReturnType<typeof answerInputForm>>;
+
+/** What the last answer's result says to the person (null before any). */
+function statusOf(result: Answer | null): { tone: "ok" | "error"; text: string } | null {
+  if (!result) return null;
+  if (!result.ok) return { tone: "error", text: result.error };
+  if (!result.data.ok) return { tone: "error", text: "The server did not accept these values." };
+  return { tone: "ok", text: result.data.action === "accept" ? "Answer sent; the task resumes." : "Declined; the task resumes." };
 }

@@ -3,7 +3,7 @@
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass } from "../_components/ui";
-import { saveRoute } from "../actions";
+import { saveRouteForm } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -19,12 +19,7 @@ export function RouteForm({
 }) {
   const names = [...new Set(knownWorkflows.map((w) => w.name))].sort();
   return (
-    <ActionForm
-      label="Save route"
-      action={saveRoute}
-      toInput={(data) => ({ ...Object.fromEntries(data.entries()), allowUnpublished: data.has("allowUnpublished") })}
-      className="flex flex-col gap-3"
-    >
+    <ActionForm label="Save route" action={saveRouteForm} className="flex flex-col gap-3">
       <label className={LABEL}>
         Tenant
         <select name="tenantId" required className={inputClass} defaultValue={current?.tenantId}>

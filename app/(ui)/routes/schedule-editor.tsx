@@ -1,17 +1,18 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { type FormEvent, startTransition as startAction, useActionState, useEffect, useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { buttonClass, inputClass, secondaryButtonClass, Time } from "../_components/ui";
-import { previewSchedule, setRouteSchedule, setRouteSchedulePaused } from "../actions";
+import { previewSchedule, setRouteScheduleForm, setRouteSchedulePaused } from "../actions";
 
 const FIELD = "flex flex-col gap-1 text-xs font-medium text-slate-600";
 
 /**
  * Sets, changes, previews, pauses and resumes a route's cron schedule. Every check (croner parses
  * the cron in that timezone, the schedule's input fits the route) is the server's; this form only
- * shows its answer. Changing the cron keeps the schedule's input and catch-up policy.
+ * shows its answer. Changing the cron keeps the schedule's input and catch-up policy. Saving posts
+ * the form to a server action, so it works before the page's scripts load; Preview and Pause need them.
  */
 export function ScheduleEditor({ route }: { route: RouteItem }) {
   const router = useRouter();
@@ -19,9 +20,19 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
   const [cron, setCron] = useState(route.schedule?.cron ?? "");
   const [timezone, setTimezone] = useState(route.schedule?.timezone ?? "UTC");
   const [preview, setPreview] = useState<string[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, start] = useTransition();
+  const [busy, start] = useTransition();
+  const [saved, save, saving] = useActionState(setRouteScheduleForm, null);
+  // Before scripts load, a refused save comes back as the rendered page: its message shows from the start.
+  const [error, setError] = useState<string | null>(saved && !saved.ok ? saved.error : null);
+  const pending = busy || saving;
   const target = { tenantId: route.tenantId, toolName: route.tool };
+
+  useEffect(() => {
+    if (!saved) return;
+    setError(saved.ok ? null : saved.error);
+    if (saved.ok) setPreview(null);
+    router.refresh();
+  }, [saved, router]);
 
   const run = (work: () => Promise<string | null>) =>
     start(async () => {
@@ -33,14 +44,11 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
       setPreview(result.ok ? result.data.next : null);
       return result.ok ? null : result.error;
     });
-  const onSave = () =>
-    run(async () => {
-      const schedule = { cron, timezone, catchUp: route.schedule?.catchUp, input: route.schedule?.input };
-      const result = await setRouteSchedule({ ...target, schedule });
-      if (result.ok) setPreview(null);
-      router.refresh();
-      return result.ok ? null : result.error;
-    });
+  const onSave = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    startAction(() => save(data));
+  };
   const onPause = (paused: boolean) =>
     run(async () => {
       const result = await setRouteSchedulePaused({ ...target, paused });
@@ -51,18 +59,19 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
   return (
     <details className="mt-2 text-sm" data-schedule-editor={label}>
       <summary className="cursor-pointer text-indigo-700">{route.schedule ? "Change schedule" : "Add a schedule"}</summary>
-      <form
-        className="mt-2 flex flex-wrap items-end gap-2"
-        aria-label={`Schedule of ${label}`}
-        onSubmit={(e) => {
-          e.preventDefault();
-          onSave();
-        }}
-      >
+      <form className="mt-2 flex flex-wrap items-end gap-2" aria-label={`Schedule of ${label}`} action={save} onSubmit={onSave}>
+        <input type="hidden" name="tenantId" value={route.tenantId} />
+        <input type="hidden" name="toolName" value={route.tool} />
+        {route.schedule?.catchUp && <input type="hidden" name="catchUp" value={route.schedule.catchUp} />}
+        {route.schedule?.input !== undefined && (
+          <input type="hidden" name="scheduleInput" value={JSON.stringify(route.schedule.input)} />
+        )}
         <label className={FIELD}>
           Cron
           <input
             className={`${inputClass} font-mono`}
+            name="cron"
+            required
             value={cron}
             onChange={(e) => setCron(e.target.value)}
             placeholder="0 9 * * 1-5"
@@ -75,6 +84,7 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
           Timezone
           <input
             className={inputClass}
+            name="timezone"
             value={timezone}
             onChange={(e) => setTimezone(e.target.value)}
             placeholder="Europe/Paris"
@@ -86,7 +96,7 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
         <button type="button" className={secondaryButtonClass} disabled={pending || !cron.trim()} onClick={onPreview}>
           Preview
         </button>
-        <button type="submit" className={buttonClass} disabled={pending || !cron.trim()}>
+        <button type="submit" className={buttonClass} disabled={pending}>
           Save schedule
         </button>
         {route.schedule && (

@@ -4,18 +4,13 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass, secondaryButtonClass } from "../_components/ui";
-import { createOperator, createTenant, resetPassword, setOperatorDisabled, setTenantDisabled } from "../actions";
+import { createOperatorForm, createTenantForm, resetPassword, setOperatorDisabled, setTenantDisabled } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
 export function CreateTenantForm() {
   return (
-    <ActionForm
-      label="Create tenant"
-      action={createTenant}
-      toInput={(data) => ({ slug: String(data.get("slug") ?? ""), name: String(data.get("name") ?? "") })}
-      className="flex flex-col gap-3"
-    >
+    <ActionForm label="Create tenant" action={createTenantForm} className="flex flex-col gap-3">
       <label className={LABEL}>
         Slug
         <input
@@ -121,16 +116,7 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
           </li>
         ))}
       </ul>
-      <ActionForm
-        label="Create operator"
-        action={createOperator}
-        toInput={(data) => ({
-          email: String(data.get("email") ?? ""),
-          password: String(data.get("password") ?? ""),
-          role: String(data.get("role") ?? "operator"),
-        })}
-        className="flex flex-wrap items-end gap-3"
-      >
+      <ActionForm label="Create operator" action={createOperatorForm} className="flex flex-wrap items-end gap-3">
         <label className={LABEL}>
           Email
           <input name="email" type="email" required className={inputClass} />

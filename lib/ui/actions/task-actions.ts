@@ -41,7 +41,9 @@ const ZAnswer = z.object({
   values: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])).default({}),
 });
 
-export type AnswerOutcome = { ok: true; resumed: boolean } | { ok: false; errors: Record<string, string> };
+export type AnswerOutcome =
+  | { ok: true; resumed: boolean; action: "accept" | "decline" }
+  | { ok: false; errors: Record<string, string> };
 
 /**
  * Answers one input request as actor `operator:<id>`, through the one answer path of every channel
@@ -69,5 +71,5 @@ async function answerInput(
   const result = await answerPendingInput(sql, { taskId, tenantId, key, response, actor: actorLabel(actor) });
   if (!result.answered) throw new AppError("not_found", NOT_WAITING);
   await audit({ sql, actor }, "task.answer", { tenantId, taskId, key, action });
-  return { ok: true, resumed: result.resumed };
+  return { ok: true, resumed: result.resumed, action };
 }

@@ -6,18 +6,16 @@ import type { TenantDetail } from "@/lib/ui/presenters/tenants";
 import { ActionForm } from "../../_components/action-form";
 import { ShownOnce } from "../../_components/shown-once";
 import { buttonClass, dangerButtonClass, Empty, inputClass, Time } from "../../_components/ui";
-import { createKey, revokeKey } from "../../actions";
+import { createKeyForm, revokeKey } from "../../actions";
 
 const SCOPES = ["mcp", "tasks:read", "tasks:write"];
 
 export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDetail["keys"] }) {
   const router = useRouter();
-  const [token, setToken] = useState<string | null>(null);
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   return (
     <div className="flex flex-col gap-4">
-      {token && <ShownOnce value={token} what="key" testId="new-token" onDone={() => setToken(null)} />}
       {keys.length === 0 ? (
         <Empty>No keys yet.</Empty>
       ) : (
@@ -60,11 +58,11 @@ export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDe
       )}
       <ActionForm
         label="Create API key"
-        action={createKey}
-        toInput={(data) => ({ tenantId, name: String(data.get("name") ?? ""), scopes: data.getAll("scopes").map(String) })}
-        onSuccess={(data) => setToken((data as { token: string }).token)}
+        action={createKeyForm}
+        shown={(data, dismiss) => <ShownOnce value={data.token} what="key" testId="new-token" onDone={dismiss} />}
         className="flex flex-wrap items-end gap-3"
       >
+        <input type="hidden" name="tenantId" value={tenantId} />
         <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
           Key name
           <input name="name" required maxLength={100} className={inputClass} placeholder="ci-bot" />

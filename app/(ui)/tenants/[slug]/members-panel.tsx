@@ -5,7 +5,7 @@ import { useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
 import { ActionForm } from "../../_components/action-form";
 import { buttonClass, Empty, inputClass, secondaryButtonClass } from "../../_components/ui";
-import { addMember, removeMember } from "../../actions";
+import { addMemberForm, removeMember } from "../../actions";
 
 export function MembersPanel({
   tenantId,
@@ -52,12 +52,8 @@ export function MembersPanel({
         </ul>
       )}
       {isAdmin && (
-        <ActionForm
-          label="Add member"
-          action={addMember}
-          toInput={(data) => ({ tenantId, email: String(data.get("email") ?? "") })}
-          className="flex flex-wrap items-end gap-2"
-        >
+        <ActionForm label="Add member" action={addMemberForm} className="flex flex-wrap items-end gap-2">
+          <input type="hidden" name="tenantId" value={tenantId} />
           <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm font-medium text-slate-700">
             Operator email
             <input name="email" type="email" required list="operator-emails" className={inputClass} />

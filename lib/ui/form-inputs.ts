@@ -1,0 +1,97 @@
+import type { RawValue } from "./schema-form";
+
+/**
+ * The console's forms, field names → action input. They run on the server (app/(ui)/actions.ts
+ * binds each to its action), so a form works the same whether the page's scripts have loaded or
+ * not: a submit before hydration is a plain multipart POST that Next hands to the same action.
+ * The action validates the result (lib/ui/actions): these only pick fields out of the FormData.
+ */
+type Fields = FormData;
+
+const text = (form: Fields, name: string): string => {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+};
+const list = (form: Fields, name: string): string[] =>
+  form.getAll(name).filter((value): value is string => typeof value === "string");
+
+export const changePasswordInput = (form: Fields) => ({
+  currentPassword: text(form, "currentPassword"),
+  newPassword: text(form, "newPassword"),
+});
+
+export const createTenantInput = (form: Fields) => ({ slug: text(form, "slug"), name: text(form, "name") });
+
+export const createOperatorInput = (form: Fields) => ({
+  email: text(form, "email"),
+  password: text(form, "password"),
+  role: text(form, "role") || "operator",
+});
+
+export const addMemberInput = (form: Fields) => ({ tenantId: text(form, "tenantId"), email: text(form, "email") });
+
+export const createKeyInput = (form: Fields) => ({
+  tenantId: text(form, "tenantId"),
+  name: text(form, "name"),
+  scopes: list(form, "scopes"),
+});
+
+export const createWebhookInput = (form: Fields) => ({
+  tenantId: text(form, "tenantId"),
+  url: text(form, "url"),
+  events: list(form, "events"),
+});
+
+export const saveRouteInput = (form: Fields) => ({
+  tenantId: text(form, "tenantId"),
+  toolName: text(form, "toolName"),
+  workflowName: text(form, "workflowName"),
+  workflowVersion: text(form, "workflowVersion"),
+  title: text(form, "title"),
+  description: text(form, "description"),
+  taskSupport: text(form, "taskSupport"),
+  allowUnpublished: form.has("allowUnpublished"),
+});
+
+/** The schedule editor: cron and timezone typed; catch-up and input kept from the current schedule (hidden fields). */
+export const setRouteScheduleInput = (form: Fields) => {
+  const catchUp = text(form, "catchUp");
+  const input = text(form, "scheduleInput");
+  return {
+    tenantId: text(form, "tenantId"),
+    toolName: text(form, "toolName"),
+    schedule: {
+      cron: text(form, "cron"),
+      timezone: text(form, "timezone"),
+      ...(catchUp ? { catchUp } : {}),
+      ...(input ? { input: parseJson(input) } : {}),
+    },
+  };
+};
+
+/** An inbox answer: the request's values under `v.<key>` (several values of one name are a multi-select's picks). */
+export const answerInputInput = (form: Fields) => {
+  const values: Record<string, RawValue> = {};
+  for (const name of new Set(form.keys())) {
+    if (!name.startsWith(VALUE_PREFIX)) continue;
+    const all = list(form, name);
+    values[name.slice(VALUE_PREFIX.length)] = all.length > 1 ? all : all[0];
+  }
+  // A multi-select's picks arrive as a list even when one is ticked.
+  for (const key of list(form, "multi")) {
+    const picked = values[key];
+    values[key] = picked === undefined ? [] : Array.isArray(picked) ? picked : [String(picked)];
+  }
+  return { taskId: text(form, "taskId"), key: text(form, "key"), action: text(form, "action") || "accept", values };
+};
+
+/** The prefix of an inbox form's value fields, so that no value can collide with taskId, key or action. */
+export const VALUE_PREFIX = "v.";
+
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value; // the action's schema refuses it with a message
+  }
+}
