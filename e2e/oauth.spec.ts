@@ -57,7 +57,7 @@ test("DCR: the SDK registers, the person signs in and approves, the client lists
   expect((await grantOf(provider.clientId as string))?.actor).toBe(`operator:${admin.id}`);
 });
 
-test("an untrusted client gets an error page, never a redirect; a trusted one's broken request goes back to it", async () => {
+test("an untrusted client gets an error page, never a redirect; a registered one's broken request too, with a link back", async () => {
   const evil = new URL("/oauth/authorize", process.env.BASE_URL);
   evil.search = new URLSearchParams({
     response_type: "code",
@@ -72,11 +72,16 @@ test("an untrusted client gets an error page, never a redirect; a trusted one's 
   expect(new URL(page.url()).origin).toBe(new URL(process.env.BASE_URL as string).origin);
   await screenshot(page, "oauth-consent-refused");
 
-  // A trusted client and redirect URI with a broken request: the error goes back to the client.
+  // A registered client and redirect URI with a broken request: an error page too (RFC 9700
+  // §4.11.2: anyone may register a client, so no automatic redirect); the person may follow the
+  // link that names the client's host, and the error then reaches the client.
   const plain = new URL(dcr.provider.authorizationUrls[0] as URL);
   plain.searchParams.set("code_challenge_method", "plain");
-  const arrived = callbacks.nextCallback();
   await page.goto(plain.toString());
+  await expect(page.getByRole("heading", { name: "This authorization request cannot be used" })).toBeVisible();
+  expect(new URL(page.url()).origin).toBe(new URL(process.env.BASE_URL as string).origin);
+  const arrived = callbacks.nextCallback();
+  await page.getByRole("link", { name: `return to ${new URL(callbacks.redirectUrl).host}` }).click();
   const query = await arrived;
   expect(query.get("error")).toBe("invalid_request");
   expect(query.get("code")).toBeNull();

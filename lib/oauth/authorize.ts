@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { auditOAuth } from "./audit-oauth";
 import type { OAuthConfig } from "./config";
 import { firstParameterWithNul, firstRepeatedParameter } from "./read-body";
-import { matchRegisteredRedirectUri, redirectHostOf } from "./redirect-uris";
+import { matchRegisteredRedirectUri, redirectHostOf, redirectUriProblem } from "./redirect-uris";
 import { resolveClient } from "./resolve-client";
 import { isCanonicalResource } from "./resource";
 import type { OAuthErrorCode } from "./responses";
@@ -40,7 +40,10 @@ export type ValidAuthorizationRequest = {
 
 /**
  * A refused request. Without `redirect`, the client or its redirect URI cannot be trusted: show an
- * error page and never redirect (RFC 6749 §4.1.2.1). With it, send the browser there.
+ * error page and send nothing back (RFC 6749 §4.1.2.1). With it, the redirect URI is one the client
+ * registered and `redirect` is the error response for it; it is offered to the person as a link,
+ * never followed automatically, since anyone may register a client with any https redirect URI
+ * here (RFC 9700 §4.11.2, review F1).
  */
 export type InvalidAuthorizationRequest = { ok: false; error: OAuthErrorCode; description: string; redirect?: string };
 
@@ -78,8 +81,12 @@ export async function validateAuthorizationRequest(
   if (!matchRegisteredRedirectUri(client.redirect_uris, requestedRedirect)) {
     return page("invalid_request", "redirect_uri is not registered for this client");
   }
+  // A registration from before the https-or-loopback rule (a private-use scheme) is not used either.
+  const unusable = redirectUriProblem(requestedRedirect);
+  if (unusable) return page("invalid_request", unusable);
 
-  // From here the redirect URI is trusted: errors go back to the client (RFC 6749 §4.1.2.1).
+  // From here the redirect URI is the client's own: errors may go back to it (RFC 6749 §4.1.2.1),
+  // by the person's click on the error page (lib/ui/presenters/consent.ts).
   const state = params.get("state") ?? undefined;
   const fail = (error: OAuthErrorCode, description: string): InvalidAuthorizationRequest => ({
     ok: false,

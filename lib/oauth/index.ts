@@ -22,6 +22,7 @@ export {
   protectedResourceMetadataResponse,
 } from "./metadata";
 export { purgeExpiredOAuthState } from "./purge";
+export { redirectHostOf } from "./redirect-uris";
 export { handleRegistrationRequest, REGISTRATIONS_PER_MINUTE_PER_ADDRESS, type RegistrationLimit } from "./register-client";
 export type { OAuthErrorCode } from "./responses";
 export { handleRevocationRequest } from "./revoke-token";

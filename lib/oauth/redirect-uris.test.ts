@@ -2,27 +2,26 @@ import { describe, expect, it } from "vitest";
 import { matchRegisteredRedirectUri, redirectHostOf, redirectUriProblem } from "./redirect-uris";
 
 describe("redirectUriProblem", () => {
-  it.each([
-    "https://app.example.com/cb",
-    "http://127.0.0.1:8080/cb",
-    "http://[::1]:8080/cb",
-    "http://localhost/cb",
-    "cursor://anysphere.cursor-retrieval/oauth/callback",
-    "com.example.app:/oauth2redirect",
-  ])("accepts %s", (uri) => expect(redirectUriProblem(uri)).toBeUndefined());
+  it.each(["https://app.example.com/cb", "http://127.0.0.1:8080/cb", "http://[::1]:8080/cb", "http://localhost/cb"])(
+    "accepts %s",
+    (uri) => expect(redirectUriProblem(uri)).toBeUndefined(),
+  );
 
   it.each([
     ["http://app.example.com/cb", /loopback/],
     ["http://127.0.0.1.example.com/cb", /loopback/],
     ["https://app.example.com/cb#frag", /fragment/],
     ["https://app.example.com/cb#", /fragment/],
-    ["javascript:alert(1)", /not allowed/],
-    ["JAVASCRIPT:alert(1)", /not allowed/],
-    ["file:///etc/passwd", /not allowed/],
-    ["data:text/html,x", /not allowed/],
+    ["javascript:alert(1)", /https or http on a loopback host/],
+    ["JAVASCRIPT:alert(1)", /https or http on a loopback host/],
+    ["file:///etc/passwd", /https or http on a loopback host/],
+    ["data:text/html,x", /https or http on a loopback host/],
     ["relative/cb", /absolute/],
     ["https://u@app.example.com/cb", /user information/],
     [`https://app.example.com/${"a".repeat(2100)}`, /too long/],
+    // The MCP authorization spec: redirect URIs are localhost URLs or HTTPS URLs (issue 33).
+    ["cursor://anysphere.cursor-retrieval/oauth/callback", /https or http on a loopback host/],
+    ["com.example.app:/oauth2redirect", /https or http on a loopback host/],
   ])("refuses %s", (uri, problem) => expect(redirectUriProblem(uri)).toMatch(problem));
 });
 
@@ -49,9 +48,8 @@ describe("matchRegisteredRedirectUri", () => {
 });
 
 describe("redirectHostOf", () => {
-  it("shows the host, or the scheme of a native-app URI", () => {
+  it("shows the host", () => {
     expect(redirectHostOf("http://127.0.0.1:8080/cb")).toBe("127.0.0.1:8080");
-    expect(redirectHostOf("cursor://anysphere.cursor-retrieval/cb")).toBe("anysphere.cursor-retrieval");
-    expect(redirectHostOf("com.example.app:/cb")).toBe("com.example.app:");
+    expect(redirectHostOf("https://client.example.com/cb?x=1")).toBe("client.example.com");
   });
 });

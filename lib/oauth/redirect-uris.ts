@@ -1,30 +1,12 @@
 import { isLoopbackHostname } from "./config";
 
-/** Schemes that must never receive an authorization code (script, local files, other protocols). */
-const FORBIDDEN_SCHEMES = new Set([
-  "javascript:",
-  "data:",
-  "file:",
-  "vbscript:",
-  "blob:",
-  "about:",
-  "filesystem:",
-  "view-source:",
-  "ftp:",
-  "ws:",
-  "wss:",
-  "mailto:",
-  "tel:",
-  "sms:",
-]);
-
 export const MAX_REDIRECT_URI_LENGTH = 2_048;
 
 /**
- * Why a redirect URI cannot be registered, or undefined when it can: https anywhere; http only on
- * a loopback host (RFC 8252 §7.3, and the MCP spec: "All redirect URIs MUST be either localhost or
- * use HTTPS"); a private-use scheme for native apps (RFC 8252 §7.1, e.g. `cursor://…`), except
- * schemes that run script or reach other protocols. Never a fragment (RFC 6749 §3.1.2) or userinfo.
+ * Why a redirect URI cannot be registered, or undefined when it can: https with a host, or http on
+ * a loopback host (RFC 8252 §7.3). The MCP authorization spec: "All redirect URIs MUST be either
+ * localhost or use HTTPS", so no private-use scheme (`cursor://…`) either: such a scheme can be
+ * claimed by any app on the device. Never a fragment (RFC 6749 §3.1.2) or user information.
  */
 export function redirectUriProblem(value: string): string | undefined {
   if (value.length > MAX_REDIRECT_URI_LENGTH) return "redirect URI is too long";
@@ -37,13 +19,10 @@ export function redirectUriProblem(value: string): string | undefined {
   if (url.hash !== "" || value.includes("#")) return "redirect URI must not contain a fragment";
   if (url.username !== "" || url.password !== "") return "redirect URI must not contain user information";
   if (url.protocol === "https:") return url.hostname ? undefined : "https redirect URI needs a host";
-  if (url.protocol === "http:") {
-    return isLoopbackHostname(url.hostname)
-      ? undefined
-      : "http redirect URIs are allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https";
-  }
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `the ${url.protocol} scheme is not allowed for redirect URIs`;
-  return undefined;
+  if (url.protocol === "http:" && isLoopbackHostname(url.hostname)) return undefined;
+  if (url.protocol === "http:")
+    return "http redirect URIs are allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https";
+  return "redirect URI must use https or http on a loopback host (127.0.0.1, [::1], localhost)";
 }
 
 /**
@@ -72,7 +51,7 @@ function loopbackParts(value: string): { hostname: string; rest: string } | unde
   return { hostname: url.hostname.toLowerCase(), rest: `${url.pathname}${url.search}` };
 }
 
-/** What the consent page shows as "where you will be sent": the host, or the scheme of a native-app URI. */
+/** What the consent page shows as "where you will be sent": the host (with its port). */
 export function redirectHostOf(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.host || url.protocol;

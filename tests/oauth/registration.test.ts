@@ -27,7 +27,7 @@ describe("dynamic client registration", () => {
   it("registers a public client and answers 201 with a random client_id and the registered metadata", async () => {
     const { status, body } = await register(server.origin, {
       client_name: "Claude Code",
-      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback", "cursor://anysphere/cb"],
+      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback"],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
@@ -38,7 +38,7 @@ describe("dynamic client registration", () => {
     expect(body.client_id).toMatch(/^dcr_[A-Za-z0-9_-]{22}$/);
     expect(body).toMatchObject({
       client_name: "Claude Code",
-      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback", "cursor://anysphere/cb"],
+      redirect_uris: ["http://localhost:53123/callback", "https://claude.ai/api/mcp/auth_callback"],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
@@ -73,6 +73,11 @@ describe("dynamic client registration", () => {
     ["http off loopback", { redirect_uris: ["http://app.example.com/cb"] }, "invalid_redirect_uri"],
     ["a fragment", { redirect_uris: ["https://app.example.com/cb#x"] }, "invalid_redirect_uri"],
     ["a relative URI", { redirect_uris: ["/cb"] }, "invalid_redirect_uri"],
+    [
+      "a private-use scheme (the MCP spec: localhost or https only)",
+      { redirect_uris: ["cursor://anysphere/cb"] },
+      "invalid_redirect_uri",
+    ],
     ["javascript:", { redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
     ["data:", { redirect_uris: ["data:text/html,hi"] }, "invalid_redirect_uri"],
     ["userinfo", { redirect_uris: ["https://user:pw@app.example.com/cb"] }, "invalid_redirect_uri"],

@@ -101,21 +101,45 @@ describe("the consent page's loader", () => {
     expect(lonerView.kind === "consent" && lonerView.tenants).toEqual([]);
   });
 
-  it("an untrusted client or redirect URI is an error page; a broken request from a trusted one goes back to it", async () => {
+  it("an untrusted client or redirect URI is an error page; a broken request from a registered one is an error page too, with a link back", async () => {
     const operator = await operatorOf(member.id);
     expect(await presentConsent(sql, config, operator, authorizeQuery({ client_id: "dcr_unknown" }))).toMatchObject({
       kind: "error",
       error: "invalid_client",
     });
-    expect(
-      await presentConsent(sql, config, operator, authorizeQuery({ redirect_uri: "https://evil.example/cb" })),
-    ).toMatchObject({ kind: "error", error: "invalid_request" });
+    const tampered = await presentConsent(sql, config, operator, authorizeQuery({ redirect_uri: "https://evil.example/cb" }));
+    expect(tampered).toMatchObject({ kind: "error", error: "invalid_request" });
+    expect(tampered.kind === "error" && tampered.returnTo).toBeUndefined();
+    // RFC 9700 §4.11.2: anyone may register a client (DCR), so its redirect URI is not trusted enough
+    // for an automatic redirect; the page names the host and the person may follow the link.
     const plain = await presentConsent(sql, config, operator, authorizeQuery({ code_challenge_method: "plain" }));
-    expect(plain.kind).toBe("redirect");
-    const url = new URL(plain.kind === "redirect" ? plain.url : "http://x/");
+    expect(plain.kind).toBe("error");
+    const back = plain.kind === "error" ? plain.returnTo : undefined;
+    expect(back?.host).toBe("127.0.0.1:7777");
+    const url = new URL(back?.url ?? "http://x/");
     expect(url.origin + url.pathname).toBe(REDIRECT);
     expect(url.searchParams.get("error")).toBe("invalid_request");
     expect(url.searchParams.get("state")).toBe("st-1");
+  });
+
+  it("a self-registered client with an https redirect URI anyone chose is never redirected to on a broken request (review F1)", async () => {
+    const registered = await handleRegistrationRequest(
+      sql,
+      new Request("http://console.test/api/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Claude Code", redirect_uris: ["https://evil.example/phish"] }),
+      }),
+    );
+    const evilClient = ((await registered.json()) as { client_id: string }).client_id;
+    const params = new URLSearchParams({
+      client_id: evilClient,
+      redirect_uri: "https://evil.example/phish",
+      response_type: "token",
+    });
+    const view = await presentConsent(sql, config, await operatorOf(member.id), params);
+    expect(view.kind).toBe("error");
+    expect(view).toMatchObject({ error: "unsupported_response_type", returnTo: { host: "evil.example" } });
   });
 });
 

@@ -16,7 +16,9 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 /**
  * The OAuth authorization endpoint (GET /oauth/authorize) is this page: the person signs in, sees
  * which client asks, where the answer goes and for what, picks a tenant and approves or denies.
- * lib/oauth validates the request; this page never redirects anywhere lib/oauth did not name.
+ * lib/oauth validates the request. An invalid one is an error page, never an automatic redirect
+ * (RFC 9700 §4.11.2: anyone can register a client, so its redirect URI is not trusted enough); when
+ * the redirect URI is the client's registered one, the page offers a link back to it, naming its host.
  */
 export default async function AuthorizePage({ searchParams }: { searchParams: SearchParams }) {
   const params = toSearchParams(await searchParams);
@@ -31,7 +33,6 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
   const ctx = webContext();
   const operator = await signedInOperator(ctx, `/oauth/authorize?${params}`);
   const view = await presentConsent(ctx.sql, config, operator, params);
-  if (view.kind === "redirect") redirect(view.url);
   if (view.kind === "error") {
     return (
       <Shell>
@@ -39,7 +40,17 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
           title="This authorization request cannot be used"
           description={`${sentence(view.description)} Nothing was sent back to the client; start the connection again from the client.`}
           code={view.error}
-        />
+        >
+          {view.returnTo && (
+            <p className="mt-3 text-sm text-slate-700">
+              To tell the client, you may{" "}
+              <a href={view.returnTo.url} rel="noreferrer" className="font-medium text-indigo-700 underline">
+                return to {view.returnTo.host}
+              </a>{" "}
+              with this error. Follow it only if you started this connection from a client you trust.
+            </p>
+          )}
+        </Refusal>
       </Shell>
     );
   }
@@ -88,7 +99,17 @@ function Shell({ children }: { children: ReactNode }) {
   );
 }
 
-function Refusal({ title, description, code }: { title: string; description: string; code?: string }) {
+function Refusal({
+  title,
+  description,
+  code,
+  children,
+}: {
+  title: string;
+  description: string;
+  code?: string;
+  children?: ReactNode;
+}) {
   return (
     <section className="mt-4 rounded-lg border border-red-200 bg-white p-5 shadow-sm">
       <h1 className="text-xl font-semibold tracking-tight text-slate-900">{title}</h1>
@@ -96,6 +117,7 @@ function Refusal({ title, description, code }: { title: string; description: str
         {description}
       </p>
       {code && <p className="mt-3 font-mono text-xs text-slate-500">error: {code}</p>}
+      {children}
     </section>
   );
 }

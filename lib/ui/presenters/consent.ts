@@ -1,7 +1,7 @@
 import "server-only";
 import type { SqlHandle } from "@runifold/store";
 import type { Operator, Scope } from "../../auth";
-import { type AuthorizationClient, type OAuthConfig, validateAuthorizationRequest } from "../../oauth";
+import { type AuthorizationClient, type OAuthConfig, redirectHostOf, validateAuthorizationRequest } from "../../oauth";
 import { listVisibleTenants } from "./tenants";
 
 /** A tenant the person may connect a client to. */
@@ -16,13 +16,15 @@ export type ConsentScope = {
 };
 
 /**
- * What the consent page shows: the person's decision form, an error page (the client or its
- * redirect URI cannot be trusted, so nothing may be sent back to it), or a redirect back to the
- * client with an OAuth error (the request is broken but the redirect URI is trusted).
+ * What the consent page shows: the person's decision form, or an error page. The page never
+ * redirects on an error by itself (RFC 9700 §4.11.2: an authorization server may redirect
+ * automatically only to a redirect URI it trusts, and anyone can register a client here, DCR, or
+ * describe one, CIMD). When the redirect URI is the client's registered one, the error page offers
+ * `returnTo`: a link back to the client with the OAuth error, naming its host, that the person may
+ * follow. Without it (unknown client, unregistered redirect URI) nothing is sent back at all.
  */
 export type ConsentView =
-  | { kind: "redirect"; url: string }
-  | { kind: "error"; error: string; description: string }
+  | { kind: "error"; error: string; description: string; returnTo?: { url: string; host: string } }
   | {
       kind: "consent";
       client: AuthorizationClient;
@@ -61,9 +63,10 @@ export async function presentConsent(
 ): Promise<ConsentView> {
   const validated = await validateAuthorizationRequest(sql, config, params);
   if (!validated.ok) {
+    const view: ConsentView = { kind: "error", error: validated.error, description: validated.description };
     return validated.redirect
-      ? { kind: "redirect", url: validated.redirect }
-      : { kind: "error", error: validated.error, description: validated.description };
+      ? { ...view, returnTo: { url: validated.redirect, host: redirectHostOf(validated.redirect) } }
+      : view;
   }
   return {
     kind: "consent",
