@@ -10,10 +10,13 @@ export class InsufficientScope extends McpError {
 
 /**
  * The one scope table of /api/mcp, for both eras: every request needs `mcp`; each task method
- * needs its own scope on top. Both routers check it before dispatching. Two needs depend on the
- * request and are checked where they are decided: a tools/call that creates a task needs
- * `tasks:write` (TASK_CREATION_SCOPE), and a subscriptions/listen naming taskIds needs `tasks:read`
- * (TASK_READ_SCOPE). A client's answer to an elicitation (a JSON-RPC response) needs ANSWER_SCOPE.
+ * needs its own scope on top. Both routers check it before dispatching. Needs that depend on the
+ * request are checked where they are decided: a tools/call of a route needs `tasks:write`
+ * (TASK_CREATION_SCOPE) whether it becomes a task or takes the ordinary path, since either way it
+ * starts a durable run (review F2: `mcp` alone ran every tool); the task-handle companion tools
+ * check their own (handles/companion-call.ts); a subscriptions/listen naming taskIds needs
+ * `tasks:read` (TASK_READ_SCOPE). A client's answer to an elicitation (a JSON-RPC response) needs
+ * ANSWER_SCOPE. `mcp` alone connects, discovers and lists tools (docs/oauth.md, "Scopes").
  */
 export const METHOD_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
   "tasks/get": ["mcp", "tasks:read"],
@@ -23,6 +26,7 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
   "tasks/update": ["mcp", "tasks:write"],
 };
 const EVERY_REQUEST: readonly Scope[] = ["mcp"];
+/** Starting a run: every tools/call of a route, task-augmented or ordinary, in both eras. */
 export const TASK_CREATION_SCOPE: Scope = "tasks:write";
 export const TASK_READ_SCOPE: Scope = "tasks:read";
 export const ANSWER_SCOPE: Scope = "tasks:write";

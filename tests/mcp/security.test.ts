@@ -6,6 +6,7 @@ import { createTenant, findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
+import { legacyRaw } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient } from "../helpers/modern-client";
 import { waitForRunStatus } from "../helpers/runs";
@@ -84,6 +85,32 @@ describe("authentication and authorization at /api/mcp", () => {
     });
     expect(response.status).toBe(403);
     expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(await runCount()).toBe(before);
+  });
+
+  it("a credential without tasks:write runs no tool on any path: modern without the tasks extension, legacy ordinary, older versions (review F2)", async () => {
+    const acme = await findTenantBySlug(sql, "tenant-acme");
+    const before = await runCount();
+    for (const scopes of [["mcp"], ["mcp", "tasks:read"]] as const) {
+      const key = await createApiKey(sql, {
+        tenantId: acme?.id as string,
+        name: `no-write-${scopes.length}`,
+        scopes: [...scopes],
+      });
+      const call = { name: "durable_report", arguments: { report_id: "mcp-only-scope", sections: 1, settle_ms: 0 } };
+      const modern = await modernClient(server.url, { token: key.token, capabilities: {} }).request("tools/call", call);
+      expect(modern.status).toBe(403);
+      expect(modern.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+      expect(modern.headers.get("www-authenticate")).toContain('scope="tasks:write"');
+      for (const version of ["2025-11-25", "2025-06-18"]) {
+        const legacy = await legacyRaw(server.url, key.token, { version }).request("tools/call", call);
+        expect(legacy.status).toBe(403);
+        expect(legacy.body.error.message).toContain("tasks:write");
+      }
+      // Listing tools is what `mcp` alone is for.
+      const listed = await modernClient(server.url, { token: key.token, capabilities: {} }).request("tools/list", {});
+      expect(listed.status).toBe(200);
+    }
     expect(await runCount()).toBe(before);
   });
 

@@ -42,6 +42,8 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
   // The companion tools of task handles come first (a tenant that turned handles off has none).
   if (isCompanionTool(params.name) && (await tenantOffersHandles(deps.sql, call.principal.tenantId)))
     return answerCompanionCall(deps, call, { id, name: params.name, params });
+  // Every call of a route starts a run, ordinary or task (scopes.ts): refused before anything is read.
+  requireScope(call.principal, TASK_CREATION_SCOPE);
   const route = await resolveTool(deps, call.principal, params.name, call);
   const task = versionHasTasks(version) ? params.task : undefined;
   if (task !== undefined && !isRecord(task)) throw new McpError(RPC.invalidParams, "params.task must be an object");
@@ -89,7 +91,6 @@ export async function toolsCall(deps: McpDeps, call: McpCall, id: JsonRpcId, par
     }
   }
 
-  requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "legacy",
     requestedTtlMs: readTtl(task),

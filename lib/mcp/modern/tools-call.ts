@@ -49,6 +49,8 @@ export async function toolsCall(
     });
     return answered instanceof Response ? answered : complete(answered);
   }
+  // Every call of a route starts a run, ordinary or task (scopes.ts): refused before anything is read.
+  requireScope(call.principal, TASK_CREATION_SCOPE);
   const route = await resolveTool(deps, call.principal, params.name, call);
   const args = readArguments(params);
   const asTask = envelope.declaresTasks && route.task_support !== "forbidden";
@@ -95,7 +97,6 @@ async function answerCall(
   const idempotencyKey = readIdempotencyKey(params);
   if (!asTask)
     return startOrdinaryCall(deps, call, route, args, envelope, { answeredInputs: answeredInputs.answers, idempotencyKey }, sink);
-  requireScope(call.principal, TASK_CREATION_SCOPE);
   const started = await startTask(deps, call, route, args, {
     origin: "modern",
     answeredInputs: answeredInputs.answers,

@@ -35,9 +35,9 @@ export type ConsentView =
     };
 
 const SCOPE_TEXT: Record<Scope, string> = {
-  mcp: "Connect to this server and list its tools",
+  mcp: "Connect to this server and list its tools (it cannot run them without tasks:write)",
   "tasks:read": "Read the status and results of the tasks it starts",
-  "tasks:write": "Start tasks, answer their questions and cancel them, in your name",
+  "tasks:write": "Run its tools (each call starts a task), answer their questions and cancel them, in your name",
 };
 
 export function describeScopes(scopes: readonly Scope[]): ConsentScope[] {
