@@ -32,8 +32,8 @@ export async function createTaskFromRoute(
      */
     progressToken?: string | number;
     /**
-     * The caller's idempotency key (MCP `_meta["io.runifold/idempotencyKey"]`): the same tenant, tool
-     * and key return the run first created with it instead of a second one, for a day.
+     * The caller's idempotency key (MCP `_meta["io.runifold/idempotencyKey"]`): the same credential,
+     * tool and key return the run first created with it instead of a second one, for a day.
      */
     idempotencyKey?: string;
   },
@@ -53,8 +53,7 @@ export async function createTaskFromRoute(
       ttlMs: grantTtlMs({ requested: params.requestedTtlMs, routeMaxMs: route.max_ttl_ms, tenantMaxMs: principal.maxTtlMs }),
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
       answeredInputs: params.answeredInputs,
-      // Scoped to the tool, not the revision: a retried call still finds its run after a route edit.
-      idempotency: params.idempotencyKey ? { key: params.idempotencyKey, scope: `tool:${route.tool_name}` } : undefined,
+      idempotency: params.idempotencyKey ? { key: params.idempotencyKey, scope: idempotencyScope(principal, route) } : undefined,
     });
   const token = params.progressToken;
   // The token commits with the run (one transaction), so no reader ever sees the run without it;
@@ -87,6 +86,17 @@ export async function createTaskFromRoute(
     updatedAt: new Date(run.updated_at),
     handleExpired: false,
   };
+}
+
+/**
+ * Where an idempotency key is unique: the credential and the tool. The credential is part of it
+ * because tasks are bound to the credential that created them (task-binding.ts): with the tenant
+ * alone, another key of the tenant sending the same idempotency key received this key's result, its
+ * pending question or its task id (review F5). The tool, not the revision: a retried call still
+ * finds its run after a route edit.
+ */
+export function idempotencyScope(principal: Pick<Principal, "keyId">, route: Pick<RouteRow, "tool_name">): string {
+  return `tool:${route.tool_name}|key:${principal.keyId}`;
 }
 
 export { readTaskRecord };
