@@ -43,6 +43,25 @@ export async function reserveLoginAttempt(sql: SqlHandle, key: string, policy: T
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)) };
 }
 
+/**
+ * Counts one attempt on a key that slows down instead of locking (an account): the number of
+ * attempts in the current window, this one included, in one upsert (the row lock serialises
+ * concurrent attempts). Nothing is ever refused here; the caller turns the count into a delay.
+ */
+export async function countLoginAttempt(sql: SqlHandle, key: string, windowMs: number): Promise<number> {
+  const rows = await sql.unsafe<{ failures: number }[]>(
+    `INSERT INTO login_throttle AS t (key, failures, window_started_at, updated_at) VALUES ($1, 1, now(), now())
+     ON CONFLICT (key) DO UPDATE SET
+       failures = CASE WHEN t.window_started_at <= now() - $2 * interval '1 millisecond' THEN 1 ELSE t.failures + 1 END,
+       window_started_at = CASE WHEN t.window_started_at <= now() - $2 * interval '1 millisecond' THEN now()
+                                ELSE t.window_started_at END,
+       updated_at = now()
+     RETURNING failures`,
+    [key, windowMs],
+  );
+  return rows[0]?.failures ?? 1;
+}
+
 /** A success: these keys start afresh (their backoff too — the right person proved who they are). */
 export async function clearLoginKeys(sql: SqlHandle, keys: string[]): Promise<void> {
   if (keys.length === 0) return;

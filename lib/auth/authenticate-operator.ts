@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { SqlHandle } from "@runifold/store";
 import {
   clearLoginKeys,
+  countLoginAttempt,
   purgeLoginThrottle,
   refundLoginAttempt,
   reserveLoginAttempt,
@@ -14,21 +15,36 @@ import { recordSignInEvent } from "./sign-in-audit";
 const MINUTE = 60_000;
 
 /**
- * Sign-in policy (ASVS 2.2.1). Every attempt is counted BEFORE its password is checked, under
- * three keys: the (email, address) pair, the email, and the address. The pair locks first (one
- * attacker at one address stops quickly without touching anyone else); the email's limit bounds
- * guessing on one account from anywhere to well under 100 an hour (locks double from 1 minute to
- * 15, so about 70); the address's limit stops spraying across accounts. Locks are temporary and say
- * when to retry, so the right person is never locked out for good; a success clears the email and
- * pair keys. Unknown emails are counted the same way, so a lock reveals nothing about an account.
+ * Sign-in policy (ASVS 2.2.1): anti-automation that no stranger can turn into a lockout of the
+ * right password (review F6). Every attempt is counted BEFORE its password is checked, under three
+ * keys:
+ * - the (address, email) pair locks: one address guessing at one account stops quickly (locks
+ *   double from 30 s to 15 min) without touching the account anywhere else;
+ * - the address locks too: one address spraying across accounts stops (everyone behind a shared
+ *   address shares it, so a proxy in front must be listed in RUNIFOLD_TRUSTED_PROXIES);
+ * - the account (email) only slows down: past `limit` attempts in its window, each attempt waits
+ *   `baseDelayMs`, doubling per attempt up to `maxDelayMs`, and is then evaluated. Guessing one
+ *   account from many addresses gets slower and slower, and the right password from an address
+ *   that has not failed still signs in, within `maxDelayMs`. A hard account lock would be a
+ *   lockout anyone who knows the (often public) email could keep up.
+ * A success clears the email and pair keys. Unknown emails are counted the same way, so neither a
+ * lock nor a delay reveals whether an account exists.
  */
 export const LOGIN_THROTTLE = {
   pair: { limit: 5, windowMs: 15 * MINUTE, baseLockMs: 30_000, maxLockMs: 15 * MINUTE },
-  email: { limit: 10, windowMs: 15 * MINUTE, baseLockMs: MINUTE, maxLockMs: 15 * MINUTE },
   address: { limit: 20, windowMs: 15 * MINUTE, baseLockMs: MINUTE, maxLockMs: 15 * MINUTE },
+  account: { limit: 10, windowMs: 15 * MINUTE, baseDelayMs: 500, maxDelayMs: 4_000 },
   /** Rows untouched this long (and not locked) are purged. */
   idleMs: 24 * 60 * MINUTE,
-} as const satisfies Record<string, ThrottlePolicy | number>;
+} as const;
+
+/** How long an attempt waits when it is the `attempts`-th on its account in the window. */
+export function accountDelayMs(attempts: number): number {
+  const { limit, baseDelayMs, maxDelayMs } = LOGIN_THROTTLE.account;
+  if (attempts <= limit) return 0;
+  // 2^(attempts - limit - 1), with the exponent bounded so that a huge count never overflows.
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(attempts - limit - 1, 30));
+}
 
 export const MAX_EMAIL_LENGTH = 320;
 
@@ -67,11 +83,12 @@ export async function authenticateOperator(
   const email = normalizeEmail(params.email);
   const ref = emailRef(email);
   // The address first: a locked address must not burn the account's own counter.
-  const keys: [string, ThrottlePolicy][] = [
-    ...(address ? ([[`addr:${address}`, LOGIN_THROTTLE.address]] as [string, ThrottlePolicy][]) : []),
-    ...(address ? ([[`pair:${address}|${email}`, LOGIN_THROTTLE.pair]] as [string, ThrottlePolicy][]) : []),
-    [`email:${email}`, LOGIN_THROTTLE.email],
-  ];
+  const keys: [string, ThrottlePolicy][] = address
+    ? [
+        [`addr:${address}`, LOGIN_THROTTLE.address],
+        [`pair:${address}|${email}`, LOGIN_THROTTLE.pair],
+      ]
+    : [];
   for (const [key, policy] of keys) {
     const reservation = await reserveLoginAttempt(sql, key, policy);
     if (!reservation.allowed) {
@@ -83,6 +100,10 @@ export async function authenticateOperator(
       return { ok: false, reason: "throttled", retryAfterSeconds: reservation.retryAfterSeconds };
     }
   }
+
+  // The account only slows down (never refuses), whoever is asking.
+  const delay = accountDelayMs(await countLoginAttempt(sql, `email:${email}`, LOGIN_THROTTLE.account.windowMs));
+  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
 
   const operator = email && params.password ? await findOperatorByEmail(sql, email) : undefined;
   // Verify against a dummy hash when the email is unknown: both paths do the same scrypt work.

@@ -98,3 +98,51 @@ describe("sign-in throttling that holds (H1)", () => {
     expect(await countLoginThrottleRows(sql)).toBeLessThan(50);
   });
 });
+
+describe("no lockout of the right password (review F6)", () => {
+  it("attempts from other addresses cannot lock out the right password", async () => {
+    const op = await makeOperator(sql, "admin", [], "right-password-5");
+    for (const address of ["10.9.0.1", "10.9.0.2"])
+      for (let i = 0; i < LOGIN_THROTTLE.pair.limit; i++)
+        await authenticateOperator(sql, { email: op.email, password: "bad", clientAddress: address });
+    const ok = await authenticateOperator(sql, { email: op.email, password: "right-password-5", clientAddress: "10.9.9.9" });
+    expect(ok.ok).toBe(true);
+  });
+
+  it("an account attacked from many addresses is slowed down, never refused: the right password signs in within the longest delay", async () => {
+    const op = await makeOperator(sql, "admin", [], "right-password-6");
+    // As if a thousand failures had arrived from everywhere within the window.
+    await sql`INSERT INTO login_throttle (key, failures, window_started_at, updated_at)
+              VALUES (${`email:${op.email}`}, 1000, now(), now())`;
+    const started = Date.now();
+    const outcome = await authenticateOperator(sql, {
+      email: op.email,
+      password: "right-password-6",
+      clientAddress: "10.9.9.10",
+    });
+    const waited = Date.now() - started;
+    expect(outcome.ok).toBe(true);
+    expect(waited).toBeGreaterThanOrEqual(LOGIN_THROTTLE.account.maxDelayMs - 50);
+    expect(waited).toBeLessThan(LOGIN_THROTTLE.account.maxDelayMs + 3_000);
+    // A success clears the account's count: the next sign-in is not slowed.
+    const again = Date.now();
+    expect(
+      (await authenticateOperator(sql, { email: op.email, password: "right-password-6", clientAddress: "10.9.9.10" })).ok,
+    ).toBe(true);
+    expect(Date.now() - again).toBeLessThan(LOGIN_THROTTLE.account.baseDelayMs);
+  });
+
+  it("below the account's limit nothing is slowed; the first attempt past it waits the base delay", async () => {
+    const op = await makeOperator(sql, "operator", [], "right-password-7");
+    for (let i = 0; i < LOGIN_THROTTLE.account.limit; i++) {
+      const started = Date.now();
+      await authenticateOperator(sql, { email: op.email, password: "bad", clientAddress: `10.8.${i}.1` });
+      expect(Date.now() - started).toBeLessThan(LOGIN_THROTTLE.account.baseDelayMs);
+    }
+    const started = Date.now();
+    expect(
+      (await authenticateOperator(sql, { email: op.email, password: "right-password-7", clientAddress: "10.8.99.1" })).ok,
+    ).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(LOGIN_THROTTLE.account.baseDelayMs - 50);
+  });
+});
