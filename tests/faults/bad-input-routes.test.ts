@@ -1,17 +1,12 @@
-import { existsSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { Readable } from "node:stream";
 import { createRun, silentLogger } from "@runifold/sdk";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { bearerVerifier, createSignalHandler } from "../../lib/http-api";
 import { validateAuthorizationRequest } from "../../lib/oauth";
-import { killAllNow } from "../../scripts/lib/children";
-import { startTestStack, type TestStack } from "../../scripts/lib/test-stack";
+import type { TestStack } from "../../scripts/lib/test-stack";
+import { csrfSession, startBuiltStack } from "../helpers/built-stack";
 import { freshDatabase } from "../helpers/db";
 import {
   authorize,
@@ -22,7 +17,8 @@ import {
   register,
   startOAuthTestServer,
 } from "../helpers/oauth-server";
-import { ROOT } from "../helpers/processes";
+import type { LoopbackServer } from "../helpers/serve-requests";
+import { createSignalTenants, startSignalServer } from "../helpers/signal-server";
 import { waitFor } from "../helpers/wait-for";
 import { makeOperator } from "../ui/helpers";
 import {
@@ -52,7 +48,7 @@ import { INTERNAL_DETAIL, printCounts } from "./support";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
 let oauth: OAuthTestServer;
-let signalServer: http.Server;
+let signalServer: LoopbackServer | undefined;
 let signalOrigin: string;
 let stackStart: Promise<TestStack> | undefined;
 let stack: TestStack | undefined;
@@ -60,66 +56,30 @@ let tenantA: string;
 let operatorA: string;
 const keys: Record<"a" | "readonly" | "b", string> = { a: "", readonly: "", b: "" };
 
-const ROUTE = /^\/api\/v1\/tasks\/([^/]+)\/signals\/([^/]+)$/;
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding"]);
-
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
-    throw new Error("needs a production build: run `npm run build` first (tests/start does the same)");
-  process.on("exit", killAllNow); // a test process that dies never leaves `next start` behind
   // `next start` takes a while on two cores: it comes up while the loopback sections run.
-  stackStart = startTestStack({
-    projectRoot: ROOT,
-    label: "faults_routes",
-    workers: 0,
-    log: (line) => process.stderr.write(`[faults stack] ${line}\n`),
-  });
+  stackStart = startBuiltStack("faults_routes");
   stackStart.catch(() => {}); // awaited (and reported) by the sign-in section
   db = await freshDatabase();
   sql = db.sql;
-  const a = await createTenant(sql, { slug: "faults-a", name: "Faults A" });
-  const b = await createTenant(sql, { slug: "faults-b", name: "Faults B" });
-  tenantA = a.id;
-  keys.a = (await createApiKey(sql, { tenantId: a.id, name: "full" })).token;
-  keys.readonly = (await createApiKey(sql, { tenantId: a.id, name: "read", scopes: ["mcp", "tasks:read"] })).token;
-  keys.b = (await createApiKey(sql, { tenantId: b.id, name: "full" })).token;
-  operatorA = await createMember(sql, "faults-member@example.test", [a.id]);
+  const tenants = await createSignalTenants(sql, "faults");
+  tenantA = tenants.tenantA;
+  keys.a = tenants.keyA;
+  keys.readonly = tenants.readOnlyKeyA;
+  keys.b = tenants.keyB;
+  operatorA = await createMember(sql, "faults-member@example.test", [tenantA]);
   // Client ID Metadata Documents are never fetched for real: every host name resolves to nothing.
   oauth = await startOAuthTestServer(sql, { metadataDocuments: { timeoutMs: 500, lookup: async () => [] } });
-  // The HTTP API as tests/http/signal-fixture.ts serves it (streamed body), with the web's bearer rule, and no worker.
-  const handleSignal = createSignalHandler({ sql: () => sql, logger: silentLogger, verifyBearer: bearerVerifier(oauth.config) });
-  signalServer = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const match = ROUTE.exec(url.pathname);
-    if (!match || req.method !== "POST") return void res.writeHead(404).end();
-    let params: { id: string; name: string };
-    try {
-      params = { id: decodeURIComponent(match[1] as string), name: decodeURIComponent(match[2] as string) };
-    } catch {
-      return void res.writeHead(400).end();
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const request = new Request(url, {
-      method: "POST",
-      headers,
-      body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
-      duplex: "half",
-    } as RequestInit);
-    const response = await handleSignal(request, params);
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => signalServer.listen(0, "127.0.0.1", resolve));
-  signalOrigin = `http://127.0.0.1:${(signalServer.address() as AddressInfo).port}`;
+  // The HTTP API as tests/http/signal-fixture.ts serves it, with the web's bearer rule, and no worker.
+  signalServer = await startSignalServer(
+    createSignalHandler({ sql: () => sql, logger: silentLogger, verifyBearer: bearerVerifier(oauth.config) }),
+  );
+  signalOrigin = signalServer.origin;
 }, 300_000);
 
 afterAll(async () => {
   printCounts("bad-input routes", { ...counts, ...sections });
-  signalServer?.closeAllConnections();
-  await new Promise<void>((resolve) => (signalServer ? signalServer.close(() => resolve()) : resolve()));
+  await signalServer?.close();
   await oauth?.close();
   await db?.drop();
   await (stack ?? (await stackStart?.catch(() => undefined)))?.stop();
@@ -352,12 +312,7 @@ describe("bad-input corpus: OAuth, HTTP API, sign-in", () => {
     try {
       const PASSWORD = "faults-right-password-1";
       const operator = await makeOperator(web, "admin", [], PASSWORD);
-      const csrf = await fetch(`${stack.origin}/api/auth/csrf`);
-      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-      const cookie = csrf.headers
-        .getSetCookie()
-        .map((line) => line.split(";")[0])
-        .join("; ");
+      const { csrfToken, cookie } = await csrfSession(stack.origin);
       // Failed sign-ins write login_throttle (counted before the password is checked: the
       // anti-automation design, lib/auth/authenticate-operator.ts) and audit_events (every failure
       // is audited): those two tables, and only those, are left out of this section's write check.

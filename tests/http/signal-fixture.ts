@@ -1,6 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import {
   createRegistry,
   createRun,
@@ -11,11 +8,10 @@ import {
   type Worker,
 } from "@runifold/sdk";
 import { z } from "zod";
-import { createTenant } from "../../db/queries/tenants";
-import { createApiKey } from "../../lib/auth";
 import { createSignalHandler } from "../../lib/http-api";
 import { readTaskRecord } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
+import { createSignalTenants, type SignalTenants, startSignalServer } from "../helpers/signal-server";
 
 /** Waits for the signal "approved" and returns its payload: the smallest workflow a signal finishes. */
 export const awaitApproval = defineWorkflow({
@@ -31,20 +27,10 @@ export const awaitApproval = defineWorkflow({
   },
 });
 
-const ROUTE = /^\/api\/v1\/tasks\/([^/]+)\/signals\/([^/]+)$/;
-// Hop-by-hop framing stays with Node's server; the Request gets the body as a stream.
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding"]);
-
-export type SignalFixture = {
+export type SignalFixture = SignalTenants & {
   db: Awaited<ReturnType<typeof freshDatabase>>;
   /** http://127.0.0.1:<port> */
   origin: string;
-  tenantA: string;
-  tenantB: string;
-  /** Keys of tenant A: all scopes, and one without tasks:write. Key of tenant B: all scopes. */
-  keyA: string;
-  readOnlyKeyA: string;
-  keyB: string;
   signalUrl(taskId: string, name: string): string;
   /** A run of await-approval for a tenant, parked in waiting_signal unless `park: false`. */
   startRun(tenantId: string, options?: { park?: boolean; ttlMs?: number }): Promise<string>;
@@ -57,49 +43,15 @@ export type SignalFixture = {
 
 /**
  * A fresh database with two tenants, a worker serving await-approval, and a real HTTP server around
- * the same createSignalHandler that app/api/v1/tasks/[id]/signals/[name]/route.ts binds, with the
- * body streamed (not buffered), as Next hands it over.
+ * the same createSignalHandler that app/api/v1/tasks/[id]/signals/[name]/route.ts binds
+ * (tests/helpers/signal-server.ts: the body streamed, not buffered, as Next hands it over).
  */
 export async function startSignalFixture(): Promise<SignalFixture> {
   const db = await freshDatabase();
   const { sql } = db;
-  const a = await createTenant(sql, { slug: "signal-a", name: "Signal A" });
-  const b = await createTenant(sql, { slug: "signal-b", name: "Signal B" });
-  const keyA = (await createApiKey(sql, { tenantId: a.id, name: "full" })).token;
-  const readOnlyKeyA = (await createApiKey(sql, { tenantId: a.id, name: "read", scopes: ["mcp", "tasks:read"] })).token;
-  const keyB = (await createApiKey(sql, { tenantId: b.id, name: "full" })).token;
-
-  const handleSignal = createSignalHandler({ sql: () => sql, logger: silentLogger });
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const match = ROUTE.exec(url.pathname);
-    if (!match || req.method !== "POST") {
-      res.writeHead(404).end();
-      return;
-    }
-    let params: { id: string; name: string };
-    try {
-      params = { id: decodeURIComponent(match[1] as string), name: decodeURIComponent(match[2] as string) };
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const request = new Request(url, {
-      method: "POST",
-      headers,
-      body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
-      duplex: "half",
-    } as RequestInit);
-    const response = await handleSignal(request, params);
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const tenants = await createSignalTenants(sql, "signal");
+  const server = await startSignalServer(createSignalHandler({ sql: () => sql, logger: silentLogger }));
+  const origin = server.origin;
 
   const worker: Worker = createWorker({
     sql,
@@ -123,11 +75,7 @@ export async function startSignalFixture(): Promise<SignalFixture> {
   return {
     db,
     origin,
-    tenantA: a.id,
-    tenantB: b.id,
-    keyA,
-    readOnlyKeyA,
-    keyB,
+    ...tenants,
     signalUrl: (taskId, name) => `${origin}/api/v1/tasks/${encodeURIComponent(taskId)}/signals/${encodeURIComponent(name)}`,
     async startRun(tenantId, options = {}) {
       const run = await createRun(sql, {
@@ -150,8 +98,7 @@ export async function startSignalFixture(): Promise<SignalFixture> {
       return Number((await sql`SELECT count(*)::int AS n FROM run_signals WHERE run_id = ${taskId}`)[0]?.n);
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await worker.stop(500);
       await db.drop();
     },

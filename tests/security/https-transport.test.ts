@@ -1,10 +1,7 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllNow } from "../../scripts/lib/children";
-import { startTestStack, type TestStack } from "../../scripts/lib/test-stack";
-import { ROOT } from "../helpers/processes";
+import type { TestStack } from "../../scripts/lib/test-stack";
+import { csrfSession, startBuiltStack } from "../helpers/built-stack";
 import { makeOperator } from "../ui/helpers";
 
 /**
@@ -21,13 +18,7 @@ const stacks: TestStack[] = [];
 
 async function startWithPublicUrl(label: string, scheme: "https" | "http"): Promise<Started> {
   const publicUrl = `${scheme}://runifold.test`;
-  const stack = await startTestStack({
-    projectRoot: ROOT,
-    label,
-    workers: 0,
-    env: { RUNIFOLD_PUBLIC_URL: publicUrl, NEXTAUTH_URL: publicUrl },
-    log: (line) => process.stderr.write(`[${label} stack] ${line}\n`),
-  });
+  const stack = await startBuiltStack(label, { RUNIFOLD_PUBLIC_URL: publicUrl, NEXTAUTH_URL: publicUrl });
   stacks.push(stack);
   const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
   try {
@@ -39,12 +30,7 @@ async function startWithPublicUrl(label: string, scheme: "https" | "http"): Prom
 
 /** A password sign-in as the login form makes it; returns the Set-Cookie lines of the answer. */
 async function signIn({ stack, email }: Started): Promise<string[]> {
-  const csrf = await fetch(`${stack.origin}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0])
-    .join("; ");
+  const { csrfToken, cookie } = await csrfSession(stack.origin);
   const answer = await fetch(`${stack.origin}/api/auth/callback/credentials`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },
@@ -60,9 +46,6 @@ let https: Started;
 let http: Started;
 
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
-    throw new Error("needs a production build: run `npm run build` first (tests/start does the same)");
-  process.on("exit", killAllNow); // a test process that dies never leaves `next start` behind
   // One after the other: each `next start` is a busy minute on two cores.
   https = await startWithPublicUrl("https_transport", "https");
   http = await startWithPublicUrl("http_transport", "http");
