@@ -119,11 +119,42 @@ export async function revokeApiKey(sql: SqlHandle, params: { keyId: string }): P
   return revokeApiKeyAsAdmin(sql, params.keyId);
 }
 
-/** Revokes every active key an operator minted (offered when disabling it); returns their ids. */
-export async function revokeKeysCreatedBy(sql: SqlHandle, operatorId: string): Promise<{ id: string; tenant_id: string }[]> {
-  if (!isUuid(operatorId)) return [];
+/** Revokes every active key an operator minted (in one tenant, or in all); returns their ids. */
+export async function revokeKeysCreatedBy(
+  sql: SqlHandle,
+  operatorId: string,
+  tenantId?: string,
+): Promise<{ id: string; tenant_id: string }[]> {
+  if (!isUuid(operatorId) || (tenantId !== undefined && !isUuid(tenantId))) return [];
   return sql.unsafe<{ id: string; tenant_id: string }[]>(
-    "UPDATE api_keys SET revoked_at = now() WHERE created_by_operator_id = $1 AND revoked_at IS NULL RETURNING id, tenant_id",
+    `UPDATE api_keys SET revoked_at = now()
+     WHERE created_by_operator_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR tenant_id = $2::uuid)
+     RETURNING id, tenant_id`,
+    [operatorId, tenantId ?? null],
+  );
+}
+
+/** The active keys an operator minted, with their tenant, newest first (their Connections page). */
+export async function listKeysCreatedBy(
+  sql: SqlHandle,
+  operatorId: string,
+): Promise<
+  {
+    id: string;
+    name: string;
+    scopes: string[];
+    tenant_id: string;
+    tenant_slug: string;
+    created_at: Date;
+    last_used_at: Date | null;
+  }[]
+> {
+  if (!isUuid(operatorId)) return [];
+  return sql.unsafe(
+    `SELECT k.id, k.name, k.scopes, k.tenant_id, t.slug AS tenant_slug, k.created_at, k.last_used_at
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+     WHERE k.created_by_operator_id = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+     ORDER BY k.created_at DESC, k.id DESC LIMIT 500`,
     [operatorId],
   );
 }

@@ -64,6 +64,23 @@ export async function revokeGrantById(sql: SqlHandle, grantId: string, reason: s
 }
 
 /**
+ * Revokes every active grant an operator approved, in one tenant or in all (containment: a reset,
+ * "sign out everywhere", a disable, a removed membership); returns the revoked grants.
+ */
+export async function revokeGrantsOfOperator(
+  sql: SqlHandle,
+  params: { operatorId: string; tenantId?: string; reason: string },
+): Promise<GrantRow[]> {
+  if (!isUuid(params.operatorId) || (params.tenantId !== undefined && !isUuid(params.tenantId))) return [];
+  return sql.unsafe<GrantRow[]>(
+    `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $3
+     WHERE operator_id = $1::uuid AND revoked_at IS NULL AND ($2::uuid IS NULL OR tenant_id = $2::uuid)
+     RETURNING id, client_id, operator_id, tenant_id, scopes, resource, actor, created_at, last_used_at, revoked_at`,
+    [params.operatorId, params.tenantId ?? null, params.reason],
+  );
+}
+
+/**
  * Revokes a grant only if it belongs to the operator (their own connected clients) or to the tenant
  * (an admin's view of a tenant): another owner's grant is "not found" exactly like a missing one.
  */

@@ -1,10 +1,11 @@
 import { isUuid } from "@runifold/store";
 import { z } from "zod";
-import { addOperatorTenant, findOperatorByEmail, removeOperatorTenant } from "../../db/queries/operators";
+import { addOperatorTenant, findOperatorByEmail, findOperatorById, removeOperatorTenant } from "../../db/queries/operators";
 import { findTenantById } from "../../db/queries/tenants";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
+import { endOperatorCredentials } from "./containment";
 import { parseInput } from "./parse-input";
 import { emailRule, idRule } from "./rules";
 
@@ -23,10 +24,17 @@ export async function addMember(ctx: AdminContext, input: z.input<typeof ZAddMem
 
 export const ZRemoveMember = z.object({ tenantId: idRule, operatorId: idRule });
 
+/**
+ * Removes a membership. A member loses the tenant with it, so the OAuth grants it approved there and
+ * the API keys it minted there are revoked too (review F7); an admin, who acts in every tenant
+ * anyway, keeps them.
+ */
 export async function removeMember(ctx: AdminContext, input: z.input<typeof ZRemoveMember>): Promise<void> {
   const { tenantId, operatorId } = parseInput(ZRemoveMember, input);
   if (!isUuid(tenantId) || !isUuid(operatorId) || !(await removeOperatorTenant(ctx.sql, { operatorId, tenantId }))) {
     throw new AppError("not_found");
   }
   await audit(ctx, "tenant.member.remove", { tenantId, memberId: operatorId });
+  if ((await findOperatorById(ctx.sql, operatorId))?.role === "admin") return;
+  await endOperatorCredentials(ctx, { operatorId, tenantId, reason: "member_removed", keys: true });
 }

@@ -1,6 +1,5 @@
 import { inTransaction, isUuid } from "@runifold/store";
 import { z } from "zod";
-import { revokeKeysCreatedBy } from "../../db/queries/api-keys";
 import {
   addOperatorTenant,
   createOperator as insertOperator,
@@ -13,6 +12,7 @@ import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
 import { conflictOnDuplicate } from "./conflicts";
+import { endOperatorCredentials } from "./containment";
 import { parseInput } from "./parse-input";
 import { emailRule, idRule, operatorNameRule, passwordRule, roleRule } from "./rules";
 
@@ -50,27 +50,28 @@ export async function createOperator(ctx: AdminContext, input: z.input<typeof ZC
 export const ZSetOperatorDisabled = z.object({
   operatorId: idRule,
   disabled: z.boolean(),
-  /** Also revoke every active key this operator minted (offered when disabling). */
-  revokeKeys: z.boolean().default(false),
+  /**
+   * Also revoke every active key this operator minted (default: yes, review F7). Sessions and
+   * OAuth grants end whatever this says.
+   */
+  revokeKeys: z.boolean().default(true),
 });
 
 /**
- * Disables (or enables) an operator: its sessions end at once (the session version is bumped), and
- * with `revokeKeys` so do the API keys it minted. Returns how many keys were revoked.
+ * Disables (or enables) an operator: its sessions end at once (the session version is bumped), the
+ * OAuth grants it approved are revoked, and (unless `revokeKeys` is false) so are the API keys it
+ * minted, so that enabling it again brings none of them back. Returns how many of each were revoked.
  */
 export async function setOperatorDisabled(
   ctx: AdminContext,
   input: z.input<typeof ZSetOperatorDisabled>,
-): Promise<{ revokedKeys: number }> {
+): Promise<{ revokedKeys: number; revokedGrants: number }> {
   const { operatorId, disabled, revokeKeys } = parseInput(ZSetOperatorDisabled, input);
   // Nobody locks themselves out of the console by accident.
   if (ctx.actor.kind === "operator" && ctx.actor.id === operatorId)
     throw new AppError("bad_request", "You cannot disable yourself.");
   if (!isUuid(operatorId) || !(await updateOperatorDisabled(ctx.sql, { operatorId, disabled }))) throw new AppError("not_found");
   await audit(ctx, disabled ? "operator.disable" : "operator.enable", { targetOperatorId: operatorId });
-  if (!disabled || !revokeKeys) return { revokedKeys: 0 };
-  const revoked = await revokeKeysCreatedBy(ctx.sql, operatorId);
-  for (const key of revoked)
-    await audit(ctx, "key.revoke", { tenantId: key.tenant_id, keyId: key.id, reason: "operator_disabled" });
-  return { revokedKeys: revoked.length };
+  if (!disabled) return { revokedKeys: 0, revokedGrants: 0 };
+  return endOperatorCredentials(ctx, { operatorId, reason: "operator_disabled", keys: revokeKeys });
 }

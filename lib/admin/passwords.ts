@@ -5,10 +5,12 @@ import { authenticateOperator, hashPassword } from "../auth";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
+import { endOperatorCredentials } from "./containment";
 import { parseInput } from "./parse-input";
 import { idRule, passwordRule } from "./rules";
 
-// Password change and reset (ASVS 2.1.5, 2.5, 3.7.1). Both end the operator's other sessions.
+// Password change and reset (ASVS 2.1.5, 2.5, 3.7.1). Both end the operator's other sessions and
+// the OAuth grants it approved (containment.ts).
 
 export const ZChangePassword = z.object({
   currentPassword: z.string().max(200, "At most 200 characters"),
@@ -44,6 +46,7 @@ export async function changeOwnPassword(
     keepSessionId: ctx.keepSessionId ?? "",
   });
   await audit(ctx, "operator.password.change", { targetOperatorId: operator.id });
+  await endOperatorCredentials(ctx, { operatorId: operator.id, reason: "password_change", keys: false });
 }
 
 export const ZResetPassword = z.object({ operatorId: idRule });
@@ -51,7 +54,8 @@ export const ZResetPassword = z.object({ operatorId: idRule });
 /**
  * An admin resets another operator's password: a random temporary one, returned once (to be
  * passed on out of band), that must be changed at the next sign-in. Every session of that operator
- * ends at once.
+ * and every OAuth grant it approved end at once; the API keys it minted stay (listed on its
+ * Connections page for review: machines use them).
  */
 export async function resetOperatorPassword(
   ctx: AdminContext,
@@ -70,5 +74,6 @@ export async function resetOperatorPassword(
     keepSessionId: null,
   });
   await audit(ctx, "operator.password.reset", { targetOperatorId: operatorId });
+  await endOperatorCredentials(ctx, { operatorId, reason: "password_reset", keys: false });
   return { email: operator.email, temporaryPassword };
 }

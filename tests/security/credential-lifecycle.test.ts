@@ -162,7 +162,7 @@ describe("keys and tenants (H3, M5)", () => {
       disabled: true,
       revokeKeys: true,
     });
-    expect(result).toEqual({ revokedKeys: 1 });
+    expect(result).toEqual({ revokedKeys: 1, revokedGrants: 0 });
     expect(await verifyApiKey(sql, key.token)).toBeUndefined();
     expect(await verifyApiKey(sql, other.token)).toBeDefined();
   });

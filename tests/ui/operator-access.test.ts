@@ -192,7 +192,7 @@ describe("operator UI authorization (every handler and action, called directly)"
     });
     expect(
       await answerInputAction(ctx, { taskId: waiting, key: "decision", action: "accept", values: { decision: "approve" } }),
-    ).toEqual({ ok: true, resumed: true });
+    ).toEqual({ ok: true, resumed: true, action: "accept" });
     const [input] = await sql`SELECT response, answered_by FROM run_inputs WHERE run_id = ${waiting}`;
     expect(input).toMatchObject({
       response: { action: "accept", content: { decision: "approve" } },

@@ -1,5 +1,5 @@
 import { pageOperator } from "@/lib/ui/page-operator";
-import { ALL_TENANTS, type ConnectionItem, presentConnections } from "@/lib/ui/presenters/connections";
+import { ALL_TENANTS, type ConnectionItem, type MintedKeyItem, presentConnections } from "@/lib/ui/presenters/connections";
 import { Card, Empty, PageHeader, Time } from "../_components/ui";
 import { RevokeConnectionButton } from "./revoke-button";
 
@@ -19,6 +19,9 @@ export default async function ConnectionsPage({ searchParams }: { searchParams: 
       <div className="flex flex-col gap-4">
         <Card title="Your connected clients">
           <ConnectionTable label="Your connected clients" items={view.mine} showPerson={false} scope="own" />
+        </Card>
+        <Card title="API keys you created">
+          <KeyTable keys={view.keys} />
         </Card>
         {view.tenantView && (
           <Card title="Every connection in a tenant">
@@ -98,6 +101,48 @@ function ConnectionTable({
               </td>
               <td className="py-2 text-right">
                 <RevokeConnectionButton grantId={item.id} tenantId={item.tenantId} clientName={item.clientName} scope={scope} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The keys act in the tenant, not as the person: they are revoked on the tenant's page (a member leaving a tenant revokes its keys there). */
+function KeyTable({ keys }: { keys: MintedKeyItem[] }) {
+  if (keys.length === 0) return <Empty>No active API keys.</Empty>;
+  return (
+    <div className="overflow-x-auto">
+      <table aria-label="API keys you created" className="w-full text-left text-sm">
+        <thead className="text-xs uppercase text-slate-500">
+          <tr>
+            <th className="py-1 pr-3">Key</th>
+            <th className="py-1 pr-3">Tenant</th>
+            <th className="py-1 pr-3">Scopes</th>
+            <th className="py-1 pr-3">Created</th>
+            <th className="py-1 pr-3">Last used</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {keys.map((key) => (
+            <tr key={key.id} data-key-id={key.id}>
+              <td className="py-2 pr-3">
+                <span className="font-medium text-slate-900">{key.name}</span>{" "}
+                <code className="text-xs text-slate-500">rf_{key.id}_…</code>
+              </td>
+              <td className="py-2 pr-3">
+                <a href={`/tenants/${key.tenantSlug}`} className="text-indigo-700 hover:underline">
+                  {key.tenantSlug}
+                </a>
+              </td>
+              <td className="py-2 pr-3 font-mono text-xs">{key.scopes.join(" ")}</td>
+              <td className="whitespace-nowrap py-2 pr-3">
+                <Time iso={key.createdAt} />
+              </td>
+              <td className="whitespace-nowrap py-2 pr-3">
+                <Time iso={key.lastUsedAt} />
               </td>
             </tr>
           ))}

@@ -88,9 +88,13 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
                 disabled={pending}
                 onClick={() =>
                   start(async () => {
-                    // Offered when disabling: the keys this operator minted stop working too.
-                    const revokeKeys = !o.disabled && window.confirm(`Also revoke every API key ${o.email} created?`);
-                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled, revokeKeys });
+                    // Disabling ends its sessions, OAuth grants and the API keys it minted (lib/admin/containment.ts).
+                    if (
+                      !o.disabled &&
+                      !window.confirm(`Disable ${o.email}? Its sessions, connected clients and API keys stop working.`)
+                    )
+                      return;
+                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled });
                     router.refresh();
                   })
                 }

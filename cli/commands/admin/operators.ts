@@ -96,8 +96,14 @@ registerCommand({
     {
       name: "disable",
       args: "",
-      summary: "Disable an operator: its sessions end at once; --revoke-keys also revokes the API keys it created",
-      options: [EMAIL, { name: "revoke-keys", description: "Also revoke every active API key this operator created" }, JSON_FLAG],
+      summary:
+        "Disable an operator: its sessions and OAuth grants end at once, and the API keys it created are revoked unless --keep-keys",
+      options: [
+        EMAIL,
+        { name: "keep-keys", description: "Leave the API keys this operator created active (they are revoked by default)" },
+        { name: "revoke-keys", description: "Revoke the API keys this operator created (the default; kept for old scripts)" },
+        JSON_FLAG,
+      ],
       async run(parsed, io) {
         positionals(parsed, []);
         const email = requiredOption(parsed, "email");
@@ -105,7 +111,7 @@ registerCommand({
           setOperatorDisabled(ctx, {
             operatorId: await operatorId(ctx.sql, email),
             disabled: true,
-            revokeKeys: parsed.flags.has("revoke-keys"),
+            revokeKeys: !parsed.flags.has("keep-keys"),
           }),
         );
         const keys = result.revokedKeys > 0 ? `; revoked ${result.revokedKeys} key(s)` : "";

@@ -1,5 +1,6 @@
 import "server-only";
 import type { SqlHandle } from "@runifold/store";
+import { listKeysCreatedBy } from "../../../db/queries/api-keys";
 import type { Operator, Scope } from "../../auth";
 import { type GrantSummary, listGrants } from "../../oauth";
 import { listVisibleTenants } from "./tenants";
@@ -18,9 +19,22 @@ export type ConnectionItem = {
   lastUsedAt: string | null;
 };
 
+/** An active API key the signed-in person minted (what acts in their name besides their clients). */
+export type MintedKeyItem = {
+  id: string;
+  name: string;
+  tenantId: string;
+  tenantSlug: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+};
+
 export type ConnectionsView = {
   /** The signed-in person's own connected clients, every tenant. */
   mine: ConnectionItem[];
+  /** The active API keys the signed-in person minted, every tenant (review F7: one list to review). */
+  keys: MintedKeyItem[];
   /** Admins: every person's grants in the chosen tenant (or all tenants); null for operators. */
   tenantView: {
     tenants: { id: string; slug: string }[];
@@ -55,13 +69,23 @@ const newestFirst = (a: ConnectionItem, b: ConnectionItem) => b.connectedAt.loca
  */
 export async function presentConnections(sql: SqlHandle, operator: Operator, tenantSlug?: string): Promise<ConnectionsView> {
   const mine = (await listGrants(sql, { operatorId: operator.id })).map(toItem).sort(newestFirst);
-  if (operator.role !== "admin") return { mine, tenantView: null };
+  const keys = (await listKeysCreatedBy(sql, operator.id)).map((key) => ({
+    id: key.id,
+    name: key.name,
+    tenantId: key.tenant_id,
+    tenantSlug: key.tenant_slug,
+    scopes: key.scopes,
+    createdAt: new Date(key.created_at).toISOString(),
+    lastUsedAt: key.last_used_at ? new Date(key.last_used_at).toISOString() : null,
+  }));
+  if (operator.role !== "admin") return { mine, keys, tenantView: null };
   const tenants = await listVisibleTenants(sql, operator);
   const selected = tenantSlug && tenantSlug !== ALL_TENANTS ? tenantSlug : ALL_TENANTS;
   const shown = selected === ALL_TENANTS ? tenants : tenants.filter((tenant) => tenant.slug === selected);
   const grants = (await Promise.all(shown.map((tenant) => listGrants(sql, { tenantId: tenant.id })))).flat();
   return {
     mine,
+    keys,
     tenantView: {
       tenants: tenants.map((tenant) => ({ id: tenant.id, slug: tenant.slug })),
       selected,
