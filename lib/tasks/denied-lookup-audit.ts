@@ -9,6 +9,10 @@ import { insertAuditEvent } from "../../db/queries/audit-events";
  * probe is worth a trail. Unknown, expired and own-but-purged ids are not stored: they are no probe
  * of anyone else's data.
  *
+ * The event is stored with no tenant (tenant_id NULL, which only admins read), the caller's tenant
+ * in its fields: stored under the caller's tenant, whose members read their trail, it told them
+ * that an id exists elsewhere, since unknown ids leave no event (review F8, an existence oracle).
+ *
  * The caller's answer never depends on this: the check and the write run after the refusal has been
  * decided, without being awaited, so a foreign id answers exactly like an unknown one, bytes and
  * time (the lookup path is the same; the extra read happens off the request's path). Stored events
@@ -67,13 +71,18 @@ async function recordIfForeign(
   if (now - (lastStored.get(limiter) ?? 0) < MIN_INTERVAL_MS) return;
   if (lastStored.size >= MAX_TRACKED) lastStored.clear();
   lastStored.set(limiter, now);
-  const fields = { method: params.lookup.method, taskId: params.taskId, ...(params.keyId ? { keyId: params.keyId } : {}) };
+  const fields = {
+    method: params.lookup.method,
+    taskId: params.taskId,
+    ...(params.keyId ? { keyId: params.keyId } : {}),
+    callerTenantId: params.tenantId,
+  };
   log.info("task.lookup_denied", { actor: params.lookup.actor, tenantId: params.tenantId, ...fields });
   await insertAuditEvent(sql, {
     actor: params.lookup.actor,
     operatorId: null,
     action: "task.lookup_denied",
-    tenantId: params.tenantId,
+    tenantId: null,
     address: null,
     fields,
   });

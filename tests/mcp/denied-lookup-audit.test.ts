@@ -70,8 +70,8 @@ describe("task.lookup_denied", () => {
     expect(events).toEqual([
       {
         actor: `key:${prober.keyId}`,
-        tenant_id: outsiderTenantId,
-        fields: { method: "tasks/get", taskId: acmeTask, keyId: prober.keyId },
+        tenant_id: null,
+        fields: { method: "tasks/get", taskId: acmeTask, keyId: prober.keyId, callerTenantId: outsiderTenantId },
       },
     ]);
     expect(await deniedEvents(guesser.keyId)).toEqual([]);
@@ -89,8 +89,8 @@ describe("task.lookup_denied", () => {
     expect(await deniedEvents(sibling.keyId)).toEqual([
       {
         actor: `key:${sibling.keyId}`,
-        tenant_id: acmeId,
-        fields: { method: "tasks/result", taskId: acmeTask, keyId: sibling.keyId },
+        tenant_id: null,
+        fields: { method: "tasks/result", taskId: acmeTask, keyId: sibling.keyId, callerTenantId: acmeId },
       },
     ]);
   });
@@ -117,8 +117,24 @@ describe("task.lookup_denied", () => {
       WHERE action = 'task.lookup_denied' AND actor = ${`key:${signaller.keyId}`}`;
     expect(event).toEqual({
       actor: `key:${signaller.keyId}`,
-      tenant_id: outsiderTenantId,
-      fields: { method: "POST /api/v1/tasks/{id}/signals/{name}", taskId: acmeTask },
+      tenant_id: null,
+      fields: { method: "POST /api/v1/tasks/{id}/signals/{name}", taskId: acmeTask, callerTenantId: outsiderTenantId },
     });
+  });
+
+  it("the probing tenant's own trail looks the same for a foreign and an unknown id (review F8)", async () => {
+    const prober = await createApiKey(sql, { tenantId: outsiderTenantId, name: "oracle" });
+    const client = modernClient(server.url, { token: prober.token });
+    await client.request("tasks/get", { taskId: acmeTask });
+    await settleRefusedLookups();
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the per-credential rate limit
+    await client.request("tasks/get", { taskId: UNKNOWN });
+    await settleRefusedLookups();
+    // What the probing tenant's members can read: events stored under their tenant.
+    const visible =
+      await sql`SELECT fields FROM audit_events WHERE tenant_id = ${outsiderTenantId} AND action = 'task.lookup_denied'`;
+    expect(visible).toEqual([]);
+    // The owner's side and admins still have the probe (tenant_id NULL: admins only).
+    expect(await deniedEvents(prober.keyId)).toHaveLength(1);
   });
 });
