@@ -37,6 +37,11 @@ const ZEnv = z
     /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     /**
+     * How long the audit trail keeps an event (days); the retention pass deletes older ones (ASVS
+     * 8.3.8: the trail holds addresses and operator ids; review F9: it was never pruned).
+     */
+    RUNIFOLD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+    /**
      * The URL people and clients reach this app at. Set, it turns OAuth on (docs/oauth.md): the MCP
      * resource is `<this>/api/mcp` and the authorization server's issuer is this URL, never the
      * request's Host header.

@@ -48,10 +48,16 @@ export async function listAuditEvents(
   );
 }
 
-/** Removes events older than `olderThanMs` (the trail's retention); returns how many went. */
-export async function purgeAuditEvents(sql: SqlHandle, olderThanMs: number): Promise<number> {
-  const rows = await sql.unsafe("DELETE FROM audit_events WHERE at < now() - $1 * interval '1 millisecond' RETURNING 1", [
-    olderThanMs,
-  ]);
+/**
+ * Removes up to `limit` events older than `olderThanMs` (the trail's retention), oldest first;
+ * returns how many went. Bounded, so that one pass never holds a long delete: callers loop.
+ */
+export async function purgeAuditEvents(sql: SqlHandle, olderThanMs: number, limit = 5_000): Promise<number> {
+  const rows = await sql.unsafe(
+    `DELETE FROM audit_events WHERE id IN (
+       SELECT id FROM audit_events WHERE at < now() - $1 * interval '1 millisecond' ORDER BY at LIMIT $2)
+     RETURNING 1`,
+    [olderThanMs, limit],
+  );
   return rows.length;
 }

@@ -10,6 +10,7 @@ export type { AuditContext, AuditFields } from "./audit";
 export { audit } from "./audit";
 export type { AuditEntry } from "./audit-log";
 export { listAudit, ZListAudit } from "./audit-log";
+export { purgeAuditTrail } from "./audit-retention";
 export type { AuditFilters, AuditPage, AuditRecord } from "./audit-search";
 export { decodeAuditCursor, encodeAuditCursor, iterateAudit, searchAudit, ZAuditSearch } from "./audit-search";
 export type { BulkTaskResult } from "./bulk-tasks";

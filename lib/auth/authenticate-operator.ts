@@ -61,6 +61,20 @@ function emailRef(email: string): string {
   return createHash("sha256").update(email).digest("hex").slice(0, 16);
 }
 
+/**
+ * Refused attempts cost an attacker nothing (no scrypt), so each one must not cost a stored row
+ * (review F9: 1,000 throttled requests wrote 1,000 events). A lock is stored once a minute per
+ * throttle key per web process; the refusals between are only counted in login_throttle.
+ */
+const lastThrottledEvent = new Map<string, number>();
+function firstRefusalThisMinute(key: string): boolean {
+  const now = Date.now();
+  if (now - (lastThrottledEvent.get(key) ?? 0) < MINUTE) return false;
+  if (lastThrottledEvent.size >= 10_000) lastThrottledEvent.clear();
+  lastThrottledEvent.set(key, now);
+  return true;
+}
+
 let lastPurge = 0;
 function purgeNowAndThen(sql: SqlHandle): void {
   if (Date.now() - lastPurge < 10 * MINUTE) return;
@@ -92,11 +106,13 @@ export async function authenticateOperator(
   for (const [key, policy] of keys) {
     const reservation = await reserveLoginAttempt(sql, key, policy);
     if (!reservation.allowed) {
-      await recordSignInEvent(sql, {
-        action: "auth.login.throttled",
-        address,
-        fields: { emailRef: ref, by: key.split(":")[0] ?? "" },
-      });
+      if (firstRefusalThisMinute(key)) {
+        await recordSignInEvent(sql, {
+          action: "auth.login.throttled",
+          address,
+          fields: { emailRef: ref, by: key.split(":")[0] ?? "" },
+        });
+      }
       return { ok: false, reason: "throttled", retryAfterSeconds: reservation.retryAfterSeconds };
     }
   }

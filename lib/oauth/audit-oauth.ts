@@ -23,6 +23,8 @@ export async function auditOAuth(
   action: OAuthAuditAction,
   fields: Record<string, string | number | boolean | null | undefined>,
   operatorId?: string | null,
+  /** The client address of an anonymous request (a registration), so a flood has a source. */
+  address?: string | null,
 ): Promise<void> {
   const actor = operatorId ? `operator:${operatorId}` : "anonymous";
   const stored = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
@@ -33,7 +35,7 @@ export async function auditOAuth(
       operatorId: operatorId ?? null,
       action,
       tenantId: isUuid(fields.tenantId) ? fields.tenantId : null,
-      address: null,
+      address: address ?? null,
       fields: stored,
     });
   } catch (error) {

@@ -60,7 +60,13 @@ export async function handleRegistrationRequest(sql: SqlHandle, request: Request
     logoUri: metadata.logoUri,
     metadata: document,
   });
-  await auditOAuth(sql, "oauth.client_registered", { clientId: client.id, kind: "dcr", clientName: metadata.clientName });
+  await auditOAuth(
+    sql,
+    "oauth.client_registered",
+    { clientId: client.id, kind: "dcr", clientName: metadata.clientName },
+    null,
+    limit?.clientAddress,
+  );
   return oauthJson(
     { client_id: client.id, client_id_issued_at: Math.floor(client.created_at.getTime() / 1000), ...document },
     201,

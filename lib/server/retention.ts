@@ -1,5 +1,6 @@
 import os from "node:os";
 import { createLogger } from "@runifold/sdk";
+import { purgeAuditTrail } from "../admin";
 import { readEnv } from "../env";
 import { purgeExpiredOAuthState } from "../oauth";
 import { startRetentionTimer } from "../retention";
@@ -9,6 +10,7 @@ import { getSql } from "./db";
  * The retention cleaner on the web process's pool, every RUNIFOLD_RETENTION_INTERVAL_MS. Every web
  * instance tries; the cleaner's advisory lock lets one act per round (docs/retention.md). Workers
  * are a team's own `runifold-worker` processes and know nothing of retention, so the server runs it.
+ * After each pass: expired OAuth state, and audit events older than RUNIFOLD_AUDIT_RETENTION_DAYS.
  */
 export function startWebRetention(): void {
   const env = readEnv();
@@ -17,6 +19,9 @@ export function startWebRetention(): void {
     holder: `web:${os.hostname()}:${process.pid}`,
     intervalMs: env.RUNIFOLD_RETENTION_INTERVAL_MS,
     logger: createLogger("retention", env.RUNIFOLD_LOG_LEVEL),
-    alsoPurge: [{ name: "oauth", purge: () => purgeExpiredOAuthState(getSql()) }],
+    alsoPurge: [
+      { name: "oauth", purge: () => purgeExpiredOAuthState(getSql()) },
+      { name: "audit", purge: () => purgeAuditTrail(getSql(), { retentionDays: env.RUNIFOLD_AUDIT_RETENTION_DAYS }) },
+    ],
   });
 }

@@ -148,6 +148,10 @@ describe("registration rate per client address", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(20);
       expect(await refused.json()).toMatchObject({ error: "temporarily_unavailable" });
       expect(Number((await sql`SELECT count(*) AS n FROM oauth_clients`)[0]?.n)).toBe(before + 3);
+      // Each stored registration names the address it came from (review F9), so a flood has a source.
+      const events =
+        await sql`SELECT address FROM audit_events WHERE action = 'oauth.client_registered' ORDER BY id DESC LIMIT 3`;
+      expect(events.map((e) => e.address)).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1"]);
     } finally {
       await limited.close();
     }

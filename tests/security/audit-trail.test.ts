@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, listAudit, SEED_ACTOR, setTenantDisabled } from "../../lib/admin";
-import { authenticateOperator } from "../../lib/auth";
+import { createTenant, listAudit, purgeAuditTrail, SEED_ACTOR, setTenantDisabled } from "../../lib/admin";
+import { authenticateOperator, LOGIN_THROTTLE } from "../../lib/auth";
+import { readEnv } from "../../lib/env";
 import { lastJson, runCli } from "../cli/run-cli";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator } from "../ui/helpers";
@@ -57,5 +58,28 @@ describe("stored audit trail (L6)", () => {
     expect(created.stderr).toBe("");
     const [row] = await sql`SELECT actor FROM audit_events WHERE action = 'tenant.create' AND fields->>'slug' = 'quiet-one'`;
     expect(row?.actor).toMatch(/^cli:/);
+  });
+});
+
+describe("flood control and retention (review F9)", () => {
+  it("a locked address stores at most one throttled event a minute, not one per refused attempt", async () => {
+    const address = "198.51.100.77";
+    for (let i = 0; i < LOGIN_THROTTLE.address.limit; i++)
+      await authenticateOperator(sql, { email: `flood-${i}@x.test`, password: "bad-password", clientAddress: address });
+    for (let i = 0; i < 200; i++)
+      await authenticateOperator(sql, { email: `flood-more-${i}@x.test`, password: "bad-password", clientAddress: address });
+    const [row] =
+      await sql`SELECT count(*)::int AS n FROM audit_events WHERE action = 'auth.login.throttled' AND address = ${address}`;
+    expect(row?.n).toBeGreaterThanOrEqual(1);
+    expect(row?.n).toBeLessThanOrEqual(2);
+  });
+
+  it("the retention pass deletes audit events older than RUNIFOLD_AUDIT_RETENTION_DAYS and keeps the rest", async () => {
+    expect(readEnv({}).RUNIFOLD_AUDIT_RETENTION_DAYS).toBe(365);
+    await sql`INSERT INTO audit_events (actor, action, fields, at) VALUES
+      ('seed', 'test.old', '{}', now() - interval '31 days'), ('seed', 'test.recent', '{}', now() - interval '29 days')`;
+    expect(await purgeAuditTrail(sql, { retentionDays: 30 })).toEqual({ events: 1 });
+    const left = await sql`SELECT action FROM audit_events WHERE action LIKE 'test.%'`;
+    expect(left.map((r) => r.action)).toEqual(["test.recent"]);
   });
 });
