@@ -1,3 +1,4 @@
+export { type DeniedAccess, noteIfDenied, recordAccessDenied } from "./access-denied-audit";
 export type { Principal, Scope } from "./api-keys";
 export { apiKeyIdOf, createApiKey, isScope, principalOfKey, SCOPES, verifyApiKey } from "./api-keys";
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";

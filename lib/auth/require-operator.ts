@@ -66,6 +66,9 @@ export function canSeeTenant(operator: Operator, tenantId: string): boolean {
   return operator.tenantIds === null || operator.tenantIds.includes(tenantId);
 }
 
+/** The refusal of a cross-site mutation (a CSRF defence, not an access decision: not audited as one). */
+export const CROSS_SITE = "Cross-site request refused.";
+
 /**
  * Cross-site request refusal for mutations (server actions, POST handlers). Browsers send
  * Sec-Fetch-Site and Origin on POST; a request with neither is not from a browser page and
@@ -73,19 +76,22 @@ export function canSeeTenant(operator: Operator, tenantId: string): boolean {
  */
 export function assertSameOrigin(headers: Headers, trustedOrigins: string[]): void {
   const site = headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") throw new AppError("forbidden", "Cross-site request refused.");
+  if (site && site !== "same-origin" && site !== "none") throw new AppError("forbidden", CROSS_SITE);
   const origin = headers.get("origin");
   if (!origin) return;
-  const host = headers.get("x-forwarded-host") ?? headers.get("host");
+  // The Host the server was asked for, never X-Forwarded-Host: a client chooses that header as it
+  // likes (review F13). Behind a proxy that rewrites Host, the browser's Origin is the public URL,
+  // which is among `trustedOrigins` (RUNIFOLD_PUBLIC_URL, NEXTAUTH_URL).
+  const host = headers.get("host");
   let originHost: string;
   try {
     originHost = new URL(origin).host;
   } catch {
-    throw new AppError("forbidden", "Cross-site request refused.");
+    throw new AppError("forbidden", CROSS_SITE);
   }
   if (host && originHost === host) return;
   if (trustedOrigins.some((trusted) => safeOrigin(trusted) === safeOrigin(origin))) return;
-  throw new AppError("forbidden", "Cross-site request refused.");
+  throw new AppError("forbidden", CROSS_SITE);
 }
 
 function safeOrigin(value: string): string | undefined {

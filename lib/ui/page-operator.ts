@@ -1,13 +1,14 @@
 import "server-only";
 import { notFound, redirect } from "next/navigation";
 import type { OperatorContext } from "../auth";
-import { type Operator, PasswordChangeRequired, type RequireOperatorOptions, requireOperator } from "../auth";
+import { noteIfDenied, type Operator, PasswordChangeRequired, type RequireOperatorOptions, requireOperator } from "../auth";
 import { webContext } from "../auth/web";
-import { isAppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 
 /**
  * requireOperator for page loaders: no session (or a disabled operator) goes to the sign-in page;
- * a tenant the operator cannot see, or an admin-only page, is the ordinary 404.
+ * a tenant the operator cannot see, or an admin-only page, is the ordinary 404, recorded as
+ * `access.denied` (ASVS 7.2.2; lib/auth/access-denied-audit.ts).
  */
 export async function pageOperator(options: RequireOperatorOptions = {}): Promise<{ operator: Operator; ctx: OperatorContext }> {
   const ctx = webContext();
@@ -16,7 +17,19 @@ export async function pageOperator(options: RequireOperatorOptions = {}): Promis
   } catch (error) {
     if (isAppError(error) && error.code === "unauthenticated") redirect("/login");
     if (error instanceof PasswordChangeRequired) redirect("/account/password");
-    if (isAppError(error) && (error.code === "not_found" || error.code === "forbidden")) notFound();
+    if (isAppError(error) && (error.code === "not_found" || error.code === "forbidden")) {
+      await noteIfDenied(ctx, error, options.role ? `page:${options.role} only` : "page", { tenantId: options.tenantId });
+      notFound();
+    }
     throw error;
   }
+}
+
+/**
+ * A detail page whose object the operator cannot see (another tenant's, or none at all: the two
+ * are one answer): the ordinary 404, recorded as `access.denied` for `target` with the id asked for.
+ */
+export async function deniedPage(ctx: OperatorContext, target: string, input: Record<string, string>): Promise<never> {
+  await noteIfDenied(ctx, new AppError("not_found"), target, input);
+  notFound();
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { type AdminContext, parseInput } from "../../admin";
-import { type Operator, type OperatorContext, type RequireOperatorOptions, requireOperator } from "../../auth";
+import { noteIfDenied, type Operator, type OperatorContext, type RequireOperatorOptions, requireOperator } from "../../auth";
 
 /** What a console action's body runs with: lib/admin's context plus the operator (for its tenant scope). */
 export type OperatorActionContext = AdminContext & { operator: Operator };
@@ -22,22 +22,29 @@ export type OperatorActionOptions = {
  * Makes a console server action from an input schema and a body (dub's safe-action shape): every
  * action first runs requireOperator as a mutation (same-origin check, session, role, tenant
  * visibility), then parses its input, then calls the body as the operator. Server actions are
- * public POST endpoints, so none of them may skip this; app/(ui)/actions.ts binds them to Next.
+ * public POST endpoints, so none of them may skip this; app/(ui)/actions.ts binds them to Next. A
+ * refusal ("not found", "forbidden") is recorded as `access.denied` (ASVS 7.2.2) and rethrown unchanged.
  */
 export function operatorAction<S extends z.ZodType, R>(
   schema: S,
   body: (ctx: OperatorActionContext, input: z.output<S>) => Promise<R>,
   options: OperatorActionOptions = {},
 ): (ctx: OperatorContext, input: unknown) => Promise<R> {
+  const target = `action:${body.name || "console"}`;
   return async (ctx, input) => {
-    const operator = await requireOperator(ctx, {
-      role: options.role,
-      mutating: true,
-      tenantId: options.tenantScoped ? tenantIdOf(input) : undefined,
-      duringPasswordChange: options.duringPasswordChange,
-    });
-    const parsed = parseInput(schema, input);
-    return body({ sql: ctx.sql, actor: { kind: "operator", id: operator.id, email: operator.email }, operator }, parsed);
+    try {
+      const operator = await requireOperator(ctx, {
+        role: options.role,
+        mutating: true,
+        tenantId: options.tenantScoped ? tenantIdOf(input) : undefined,
+        duringPasswordChange: options.duringPasswordChange,
+      });
+      const parsed = parseInput(schema, input);
+      return await body({ sql: ctx.sql, actor: { kind: "operator", id: operator.id, email: operator.email }, operator }, parsed);
+    } catch (error) {
+      await noteIfDenied(ctx, error, target, input);
+      throw error;
+    }
   };
 }
 

@@ -1,6 +1,5 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { pageOperator } from "@/lib/ui/page-operator";
+import { deniedPage, pageOperator } from "@/lib/ui/page-operator";
 import { presentTaskInbox } from "@/lib/ui/presenters/task-inbox";
 import { Card, Empty, PageHeader } from "../../_components/ui";
 import { InputForm } from "../input-form";
@@ -13,7 +12,7 @@ export default async function TaskInboxPage({ params }: { params: Promise<{ id: 
   const { id } = await params;
   const { operator, ctx } = await pageOperator();
   const view = await presentTaskInbox(ctx.sql, operator, id);
-  if (!view) notFound();
+  if (!view) return deniedPage(ctx, "page:/inbox/{id}", { taskId: id });
   return (
     <>
       <PageHeader

@@ -1,5 +1,4 @@
-import { notFound } from "next/navigation";
-import { pageOperator } from "@/lib/ui/page-operator";
+import { deniedPage, pageOperator } from "@/lib/ui/page-operator";
 import { presentTaskView } from "@/lib/ui/presenters/task-detail";
 import { PurgedTaskView } from "./purged-task-view";
 import { TaskDetailView } from "./task-detail-view";
@@ -11,6 +10,6 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   const { operator, ctx } = await pageOperator();
   // Scoped lookup: another tenant's task (or tombstone) is exactly the 404 of a missing one.
   const view = await presentTaskView(ctx.sql, operator, id);
-  if (!view) notFound();
+  if (!view) return deniedPage(ctx, "page:/tasks/{id}", { taskId: id });
   return view.purged ? <PurgedTaskView task={view} /> : <TaskDetailView initial={view} />;
 }

@@ -1,5 +1,4 @@
-import { notFound } from "next/navigation";
-import { pageOperator } from "@/lib/ui/page-operator";
+import { deniedPage, pageOperator } from "@/lib/ui/page-operator";
 import { presentTenantDetail } from "@/lib/ui/presenters/tenants";
 import { Card, PageHeader } from "../../_components/ui";
 import { KeysPanel } from "./keys-panel";
@@ -12,7 +11,7 @@ export default async function TenantPage({ params }: { params: Promise<{ slug: s
   const { operator, ctx } = await pageOperator();
   // Scoped by slug AND the operator's tenants: a foreign tenant is the same 404 as a missing one.
   const view = await presentTenantDetail(ctx.sql, operator, slug);
-  if (!view) notFound();
+  if (!view) return deniedPage(ctx, "page:/tenants/{slug}", { slug: slug });
   return (
     <>
       <PageHeader title={view.tenant.slug} description={view.tenant.name} />
