@@ -2,9 +2,11 @@ import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /**
- * One run = one task. `status` follows lib/engine/states.ts; `claimableAt` is non-null exactly when a
- * worker may claim the run at or after that instant (queued: now, sleeping: wake time, leased: lease
- * expiry, waiting with a timeout: the timeout), so one partial index serves every claim.
+ * One run = one task. `status` follows packages/sdk/src/states.ts; `claimableAt` is non-null exactly
+ * when a worker may claim the run at or after that instant: queued: when it was queued; sleeping:
+ * its wake time; waiting with a timeout: the timeout; leased: NULL while the lease is held, the
+ * expiry once the sweep found it passed (packages/sdk/src/ops/promote-due-runs.ts). Two partial
+ * indexes split it into what is due (runs_ready_idx) and timers (runs_timer_idx).
  */
 export const runs = pgTable(
   "runs",
@@ -55,16 +57,26 @@ export const runs = pgTable(
     finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
   },
   (t) => [
-    // serves: claimRuns (WHERE workflow_key = ANY($served) AND claimable_at <= now() ORDER BY claimable_at)
-    index("runs_claim_idx").on(t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
-    // serves: claimRuns' per-tenant pick (WHERE tenant_id = $t AND workflow_key = $k AND claimable_at
-    // <= now() ORDER BY claimable_at LIMIT n), one probe per enabled tenant and served version (fair
-    // claiming, M4). Every condition is an index condition and the order is the index's, so the plan
-    // stays an ordered index scan even on a young table whose statistics still say it is empty.
-    index("runs_tenant_key_claim_idx").on(t.tenantId, t.workflowKey, t.claimableAt).where(sql`claimable_at IS NOT NULL`),
-    // serves: claimRuns' count of each tenant's running runs (WHERE tenant_id = $t AND status = 'leased'
-    // AND lease_expires_at > now()); partial, so it holds only leased runs (bounded by worker concurrency)
-    index("runs_tenant_leased_idx").on(t.tenantId, t.leaseExpiresAt).where(sql`status = 'leased'`),
+    // serves: claimRuns' walk of the tenants with ready runs and its per-tenant pick (WHERE
+    // (tenant_id, workflow_key, claimable_at) between ROW bounds ORDER BY them LIMIT n), one probe
+    // per enabled busy tenant and served version (fair claiming, M4). Ready = queued, or leased with a
+    // lease the sweep found expired: everything in it is due, so a tenant that only holds parked runs
+    // is not in it (review 3, E2). Every condition is an index condition and the order is the
+    // index's, so the plan stays an ordered index scan even on a young table.
+    index("runs_ready_idx")
+      .on(t.tenantId, t.workflowKey, t.claimableAt)
+      .where(sql`claimable_at IS NOT NULL AND status IN ('queued', 'leased')`),
+    // serves: claimRuns' due timers (WHERE workflow_key = $k AND claimable_at <= now() ORDER BY
+    // claimable_at LIMIT n), msUntilNextDue (the first entry per version) and promoteDueTimers:
+    // parked runs with a time to come back at (a wake, a backoff, a wait's timeout).
+    index("runs_timer_idx")
+      .on(t.workflowKey, t.claimableAt)
+      .where(sql`claimable_at IS NOT NULL AND status IN ('sleeping', 'waiting_signal', 'waiting_input')`),
+    // serves: claimRuns' count of each tenant's running runs (WHERE status = 'leased' AND tenant_id =
+    // $t), markExpiredLeases, releaseRuns and the workers page (by lease_owner). Partial, so it holds
+    // only leased runs (bounded by the fleet's slots); the lease expiry is in no index, so a renewal
+    // is a HOT update (renew-lease.ts).
+    index("runs_tenant_leased_idx").on(t.tenantId, t.leaseOwner).where(sql`status = 'leased'`),
     // serves: legacy tasks/list and the UI task list (tenant, newest first, keyset on (created_at, id))
     index("runs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     // serves: the admin's all-tenants task list and multi-tenant operator lists (newest first, keyset)

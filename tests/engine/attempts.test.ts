@@ -1,5 +1,5 @@
 import { defineWorkflow, sendSignal } from "@runifold/sdk";
-import { claimRuns } from "@runifold/sdk/testing";
+import { claimRuns, markExpiredLeases } from "@runifold/sdk/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { waitFor } from "../helpers/wait-for";
@@ -58,10 +58,14 @@ describe("attempts", () => {
 
   it("counts only attempts whose lease expired without progress, and fails after the workflow's limit", async () => {
     const run = await store.create(stalls, {});
-    // A worker that claims the run and dies before doing anything, three times over.
+    // A worker that claims the run and dies before doing anything, three times over; the sweep every
+    // worker runs finds each expired lease and makes the run claimable again.
     for (let i = 0; i < 3; i++) {
       await waitFor(
-        async () => claimRuns(store.sql, { workerId: `ghost-${i}`, workflowKeys: ["stalls@1"], limit: 1, leaseMs: 100 }),
+        async () => {
+          await markExpiredLeases(store.sql);
+          return claimRuns(store.sql, { workerId: `ghost-${i}`, workflowKeys: ["stalls@1"], limit: 1, leaseMs: 100 });
+        },
         (claimed) => claimed.length === 1,
         { describe: `ghost claim ${i}` },
       );

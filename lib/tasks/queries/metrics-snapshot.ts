@@ -19,7 +19,8 @@ const LIVE_SQL = `(${LIVE_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 /**
  * Four small reads, each served by an index whose size follows the live work, not the history:
  * live runs by status and workflow (runs_live_status_idx, index-only), what is claimable now and
- * since when (runs_claim_idx), unanswered input per tenant (runs_live_status_idx for the
+ * since when (the claims' two partial indexes, runs_ready_idx and runs_timer_idx, each spelled
+ * with its own predicate so the planner can use it), unanswered input per tenant (runs_live_status_idx for the
  * waiting_input runs, then run_inputs by primary key). Terminal runs are never counted here: that
  * would scan the whole retained history on every scrape (the workers' runifold_attempts_total
  * counts outcomes instead).
@@ -38,7 +39,13 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
     sql.unsafe<MetricsSnapshot["claimable"]>(
       `SELECT workflow_key AS workflow, count(*)::int AS runs,
               greatest(extract(epoch FROM now() - min(claimable_at)), 0)::float8 AS oldest_seconds
-       FROM runs WHERE claimable_at IS NOT NULL AND claimable_at <= now()
+       FROM (
+         SELECT workflow_key, claimable_at FROM runs
+         WHERE claimable_at IS NOT NULL AND status IN ('queued', 'leased') AND claimable_at <= now()
+         UNION ALL
+         SELECT workflow_key, claimable_at FROM runs
+         WHERE claimable_at IS NOT NULL AND status IN ('sleeping', 'waiting_signal', 'waiting_input') AND claimable_at <= now()
+       ) due
        GROUP BY workflow_key`,
     ),
     sql.unsafe<MetricsSnapshot["inputRequired"]>(

@@ -25,14 +25,14 @@ export type OnlineWorkerRow = {
 
 /**
  * Online workers with the number of runs each holds a live lease on, counted within `tenantIds`
- * (null = all). Leased runs always have claimable_at set (their lease expiry), which lets the
- * partial claim index find them without scanning waiting and finished runs.
+ * (null = all). runs_tenant_leased_idx holds only leased runs, so this never scans waiting or
+ * finished ones.
  */
 export async function listOnlineWorkers(sql: SqlHandle, tenantIds: string[] | null): Promise<OnlineWorkerRow[]> {
   return sql.unsafe<OnlineWorkerRow[]>(
     `SELECT w.id, w.hostname, w.pid, w.workflows, w.concurrency, w.started_at, w.heartbeat_at,
             (SELECT count(*)::int FROM runs r
-             WHERE r.claimable_at IS NOT NULL AND r.status = 'leased' AND r.lease_owner = w.id
+             WHERE r.status = 'leased' AND r.lease_owner = w.id
                AND r.workflow_key = ANY(w.workflows) AND ($1::uuid[] IS NULL OR r.tenant_id = ANY($1::uuid[]))) AS leases
      FROM worker_registrations w
      WHERE ${ONLINE_WORKER_SQL}

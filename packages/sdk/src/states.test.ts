@@ -34,9 +34,9 @@ describe("the run state table", () => {
     expect(canTransition("waiting_input", "queued")).toBe(true);
   });
 
-  it("allows an expired lease to be claimed again (leased → leased) but never re-queues a sleeping run", () => {
+  it("allows an expired lease to be claimed again (leased → leased) and a due timer to join the backlog", () => {
     expect(canTransition("leased", "leased")).toBe(true);
-    expect(canTransition("sleeping", "queued")).toBe(false);
+    expect(canTransition("sleeping", "queued")).toBe(true);
     expect(canTransition("queued", "sleeping")).toBe(false);
   });
 

@@ -23,7 +23,8 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = Object.fr
   queued: ["leased", "failed", "cancelled"],
   // leased → leased: an expired lease is claimed again by another worker.
   leased: ["leased", "queued", "sleeping", "waiting_signal", "waiting_input", "completed", "failed", "cancelled"],
-  sleeping: ["leased", "failed", "cancelled"],
+  // → queued: a timer no claim took within a second of coming due joins the backlog (ops/promote-due-runs.ts).
+  sleeping: ["queued", "leased", "failed", "cancelled"],
   waiting_signal: ["queued", "leased", "failed", "cancelled"],
   // → leased: claimed at an input request's deadline, to apply its timeout (ops/suspend-for-input.ts).
   waiting_input: ["queued", "leased", "failed", "cancelled"],

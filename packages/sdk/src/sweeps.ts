@@ -3,16 +3,28 @@ import { coerceError } from "./errors";
 import type { Logger } from "./logger";
 import { expireRuns } from "./ops/expire-runs";
 import { markStrandedRuns } from "./ops/mark-stranded-runs";
+import { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
 import { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
+
+/** How long a due timer may wait for a claim before it is queued with the backlog (promote-due-runs.ts). */
+const TIMER_PROMOTION_MS = 1_000;
 
 /**
  * The store's housekeeping, run by every worker (the statements skip rows another worker holds and
  * are idempotent, so no coordination is needed): runs past their own timeout end `failed` wherever
- * they are parked; runs no online worker serves get a status message saying so; expired
- * idempotency keys are deleted. A pass never overlaps the previous one, and a failure is logged,
+ * they are parked; expired leases are marked claimable and timers a claim left due for a second
+ * are queued (promote-due-runs.ts); runs no online worker serves get a status message saying so;
+ * expired idempotency keys are deleted. A pass never overlaps the previous one, and a failure is logged,
  * never thrown: it must not take the worker down.
  */
-export function startSweeps(params: { sql: postgres.Sql; logger: Logger; intervalMs: number; strandedAfterMs?: number }): {
+export function startSweeps(params: {
+  sql: postgres.Sql;
+  logger: Logger;
+  intervalMs: number;
+  /** The versions this worker serves: it promotes their due timers (other versions' workers do theirs). */
+  workflowKeys: string[];
+  strandedAfterMs?: number;
+}): {
   stop(): Promise<void>;
 } {
   const { sql, logger, intervalMs } = params;
@@ -28,6 +40,9 @@ export function startSweeps(params: { sql: postgres.Sql; logger: Logger; interva
     running = (async () => {
       const expired = await expireRuns(sql);
       if (expired.length > 0) logger.info("runs timed out", { runs: expired.length });
+      const lost = await markExpiredLeases(sql);
+      if (lost > 0) logger.info("expired leases made claimable", { runs: lost });
+      await promoteDueTimers(sql, { workflowKeys: params.workflowKeys, afterMs: TIMER_PROMOTION_MS });
       if (slow) {
         await markStrandedRuns(sql, { afterMs: strandedAfterMs });
         await pruneIdempotencyKeys(sql);

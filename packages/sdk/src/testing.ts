@@ -9,6 +9,9 @@ export { checkpointSteps } from "./ops/checkpoint-step";
 export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export { finishRun, finishRuns } from "./ops/finish-run";
 export { notifyAfterCommit } from "./ops/notify-after-commit";
+export { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
+export { renewLease } from "./ops/renew-lease";
+export { reportProgress } from "./ops/report-progress";
 export type {
   HistoryEvent,
   RunOutcome,

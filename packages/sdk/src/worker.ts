@@ -8,7 +8,8 @@ import { installLastResortHandlers } from "./last-resort";
 import { coalescedWrites } from "./leased-writes";
 import { type Limits, resolveLimits } from "./limits";
 import type { Logger } from "./logger";
-import { type ClaimedRun, claimRuns, msUntilNextClaimable } from "./ops/claim-runs";
+import { type ClaimedRun, claimRuns } from "./ops/claim-runs";
+import { msUntilNextDue } from "./ops/next-due";
 import { heartbeatWorker, markWorkerStopped, registerWorker } from "./ops/register-worker";
 import { releaseRuns } from "./ops/release-runs";
 import { startSweeps } from "./sweeps";
@@ -175,13 +176,14 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /**
-   * Timers and lease expiries: sleep exactly until the next run becomes claimable (by the database's
-   * clock). Asked after a drain only when something may have moved that instant — this worker parked
-   * or gave back a run, or a poll interval passed (other workers' timers, crashed workers' leases) —
-   * not after every completion: under load that query was the store's largest cost per run.
+   * Timers: sleep exactly until the next parked run comes due (by the database's clock). Asked after
+   * a drain only when something may have moved that instant — this worker parked or gave back a
+   * run, or a poll interval passed (other workers' timers) — not after every completion: under load
+   * that query was the store's largest cost per run. Crashed workers' leases come back through the
+   * sweep, which wakes the workers of their versions (promote-due-runs.ts).
    */
   async function scheduleNextWake() {
-    const wait = await msUntilNextClaimable(sql, keys);
+    const wait = await msUntilNextDue(sql, keys);
     if (wakeTimer) clearTimeout(wakeTimer);
     if (wait === undefined) return;
     if (wait < pollMs)
@@ -209,7 +211,13 @@ export function createWorker(options: WorkerOptions): Worker {
         active.get(runId)?.abort.abort(new Error(ABORT_CANCELLED));
       });
       stoppers.push(wake.unlisten, cancel.unlisten);
-      const sweeps = startSweeps({ sql, logger, intervalMs: Math.max(pollMs, 1_000), strandedAfterMs: options.strandedAfterMs });
+      const sweeps = startSweeps({
+        sql,
+        logger,
+        intervalMs: Math.max(pollMs, 1_000),
+        workflowKeys: keys,
+        strandedAfterMs: options.strandedAfterMs,
+      });
       stoppers.push(() => sweeps.stop());
       timers.push(
         setInterval(() => {

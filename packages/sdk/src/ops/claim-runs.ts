@@ -18,7 +18,7 @@ import { type RunRow, runColumns } from "./types";
  * for a handful of rows by design (claims, renewals), so whole-table reads and the joins built for
  * them are priced out for it (`off` only makes each the last resort; nothing here needs one): the
  * candidates are then looked up by primary key, 1.7 ms at the same backlog. Sorts are priced out
- * too: the claim's probes are bounded and ordered so that only runs_tenant_key_claim_idx answers
+ * too: the claim's probes are bounded and ordered so that only runs_ready_idx and runs_timer_idx answer
  * them without one (claimRuns). tests/engine/claim-plan.test.ts holds the plan to that.
  *
  * And no JIT: before PostgreSQL 18 a disabled plan node still costs 1e10, so a claim whose plan
@@ -44,43 +44,60 @@ export const LEASE_PLAN_SETTINGS = {
 export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claimable_since: Date | null };
 
 /**
+ * Where claimable runs are, by the two partial indexes that hold them (migration 0027). A claim
+ * reads due work only: entries of runs that are not due yet (a timer set for tomorrow, a lease
+ * still held) are in neither index's range it reads, so a tenant that only holds parked runs costs
+ * a claim nothing.
+ * - READY (runs_ready_idx, tenant first): queued runs — created, woken by a signal or an answer,
+ *   released, or a timer that came due and was promoted (promote-due-runs.ts) — and leased runs
+ *   whose lease the sweep found expired. Everything in it is due.
+ * - TIMERS (runs_timer_idx, version first): parked runs with a time to come back at (a sleep's
+ *   wake, a retry's backoff, a wait's timeout), due or not; a claim reads its due end per version.
+ * A leased run is in neither while its lease is held, so renewing a lease changes no indexed
+ * column (a HOT update: renew-lease.ts).
+ */
+export const READY_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('queued', 'leased')";
+export const TIMERS_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('sleeping', 'waiting_signal', 'waiting_input')";
+
+/**
  * Claims up to `limit` claimable runs of the served workflow versions in one statement, shared
- * fairly across tenants (M4: one global FIFO let a tenant's backlog starve every other tenant):
+ * fairly across tenants (M4: one global FIFO let a tenant's backlog starve every other tenant).
+ * Its cost follows the work that is due, whatever the number of tenants holding parked runs
+ * (review 3, E2: walking every tenant with a live run cost 494 ms a claim at 10,000 tenants with one
+ * sleeping run each; tests/engine/claim-scale.test.ts):
  *
- * - `busy` walks the tenants that have claimable entries at all, one step of
- *   runs_tenant_key_claim_idx per tenant (a loose index scan from the high end: the next tenant id
- *   below the last; each tenant's low end holds the dead entries earlier claims left, which a walk
- *   from there re-read on every claim), so a store with thousands of idle tenants costs a claim
- *   nothing more; walking every row of `tenants` instead cost 0.7 s a claim with 1,000 tenants
- *   and 2.8 s with 10,000.
- * - `waiting` keeps the enabled ones (a disabled tenant's runs stay queued until it is enabled
- *   again) and takes each one's oldest 4×`limit` claimable runs, one ordered index probe per tenant
- *   and served version. The probe is bounded by ROW comparisons on (tenant, version, claimable_at)
- *   and ordered the same way, which only runs_tenant_key_claim_idx answers: with plain equalities
- *   the planner chose runs_claim_idx and filtered by tenant whenever its statistics said few
- *   tenants own the runs, reading the whole backlog once per tenant. No row is locked yet, so the
- *   window functions never meet the lock. `running` counts leased runs once per tenant that has any
- *   waiting, and only when two or more tenants have: with one, the order is its queue's either
- *   way, and the count is the claim's dearest part (runs_tenant_leased_idx, bounded the same way;
- *   it keeps an entry for every lease taken since the last vacuum: 2–23 ms a claim under a
- *   one-tenant burst).
+ * - `busy` walks the tenants that have ready runs, one step of runs_ready_idx per tenant (a loose
+ *   index scan from the high end: the next tenant id below the last; each tenant's low end holds
+ *   the dead entries earlier claims left, which a walk from there re-read on every claim).
+ * - `ready` takes each enabled busy tenant's oldest 4×`limit` ready runs, one ordered index probe
+ *   per tenant and served version, bounded by ROW comparisons on (tenant, version, claimable_at) and
+ *   ordered the same way, which only runs_ready_idx answers (with plain equalities the planner
+ *   chose another index whenever its statistics said few tenants own the runs).
+ * - `due` takes the oldest 4×`limit` due timers of each served version from runs_timer_idx's due
+ *   end, whatever their tenant: a timer is claimed at its time without any tenant being walked.
+ *   Fairness among timers holds within that window; a herd of timers due at once is promoted to
+ *   `queued` by the sweep a second later (promote-due-runs.ts), and from then on is shared like any
+ *   backlog.
+ * - `running` counts leased runs once per tenant that has any candidate, and only when two or more
+ *   tenants have: with one, the order is its queue's either way.
  *   Four times, not once: workers woken together see the same candidates, and each must still find
- *   `limit` rows the others have not locked.
- * - Each candidate (`candidates`) is ranked by how many runs its tenant would then have leased
- *   (`share`: running now, from the small runs_tenant_leased_idx, plus its position in the tenant's queue), oldest
- *   first within a share. So a claim of one slot goes to the tenant with the fewest running runs,
- *   and a claim of many gives every tenant its oldest run before anyone gets a second. The status
- *   is left to `picked`'s re-check: a status filter here makes the planner trade the ordered index
- *   scan (stops after `limit`) for a bitmap over the tenant's whole backlog.
+ *   `limit` rows the others have not locked. No row is locked yet, so the window functions never
+ *   meet the lock.
+ * - Each candidate is ranked by how many runs its tenant would then have leased (`share`: running
+ *   now plus its position in the tenant's candidates), oldest first within a share. So a claim of
+ *   one slot goes to the tenant with the fewest running runs, and a claim of many gives every tenant
+ *   its oldest run before anyone gets a second. The status is left to `picked`'s re-check: a status
+ *   filter here makes the planner trade the ordered index scans (they stop after `limit`) for
+ *   bitmaps over the whole backlog.
  * - `picked` looks the candidates up by primary key and locks them in rank order with
- *   `FOR UPDATE OF r SKIP LOCKED`, stopping at `limit`: concurrent workers skip each other's rows instead of waiting, and the claimability is
- *   re-checked on the row it locks (a run another worker claimed and committed since this
- *   statement's snapshot no longer matches), so no run is claimed twice. Measured on 10k queued runs
- *   of one tenant and 19 small tenants: about 1 ms, index scans only.
+ *   `FOR UPDATE OF r SKIP LOCKED`, stopping at `limit`: concurrent workers skip each other's rows
+ *   instead of waiting, and the claimability is re-checked on the row it locks (a run another worker
+ *   claimed and committed since this statement's snapshot no longer matches), so no run is claimed
+ *   twice.
  *
- * The lease and the `leased` history event commit together. Expired leases are claimable too
- * (claimable_at holds the lease expiry), which is how a crashed worker's runs come back within one
- * lease.
+ * The lease and the `leased` history event commit together. The claimed run leaves both indexes
+ * (`claimable_at` NULL): a lease that expires comes back through the sweep, which marks it ready
+ * (promote-due-runs.ts), and the next claim takes it over.
  *
  * `attempt` (the fencing token) goes up on every claim; `lost_attempts` only when the claim takes
  * over an expired lease — an attempt that ended without progress. Resumptions (a queued, sleeping
@@ -95,14 +112,14 @@ export async function claimRuns(
   if (params.limit <= 0 || params.workflowKeys.length === 0) return [];
   return sql.unsafe<ClaimedRun[]>(
     `WITH RECURSIVE busy(tenant_id) AS (
-       (SELECT q.tenant_id FROM runs q WHERE q.claimable_at IS NOT NULL
+       (SELECT q.tenant_id FROM runs q WHERE ${READY_SQL}
         ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
        UNION ALL
        SELECT (SELECT q.tenant_id FROM runs q
-               WHERE q.claimable_at IS NOT NULL AND q.tenant_id < b.tenant_id
+               WHERE ${READY_SQL} AND q.tenant_id < b.tenant_id
                ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
        FROM busy b WHERE b.tenant_id IS NOT NULL
-     ), waiting AS MATERIALIZED (
+     ), ready AS (
        SELECT tn.id AS tenant_id, v.id, v.claimable_at
        FROM busy b
        JOIN tenants tn ON tn.id = b.tenant_id
@@ -113,7 +130,7 @@ export async function claimRuns(
            SELECT q.id, q.claimable_at FROM runs q
            WHERE (q.tenant_id, q.workflow_key, q.claimable_at) > (b.tenant_id, k.workflow_key, '-infinity'::timestamptz)
              AND (q.tenant_id, q.workflow_key, q.claimable_at) <= (b.tenant_id, k.workflow_key, now())
-             AND q.claimable_at IS NOT NULL AND q.id <> ALL($5::uuid[])
+             AND ${READY_SQL} AND q.id <> ALL($5::uuid[])
            ORDER BY q.tenant_id, q.workflow_key, q.claimable_at
            LIMIT $2 * 4
          ) w
@@ -121,15 +138,23 @@ export async function claimRuns(
          LIMIT $2 * 4
        ) v
        WHERE tn.disabled_at IS NULL
+     ), due AS (
+       SELECT tn.id AS tenant_id, t.id, t.claimable_at
+       FROM unnest($1::text[]) AS k(workflow_key)
+       CROSS JOIN LATERAL (
+         SELECT q.tenant_id, q.id, q.claimable_at FROM runs q
+         WHERE q.workflow_key = k.workflow_key AND q.claimable_at <= now() AND ${TIMERS_SQL} AND q.id <> ALL($5::uuid[])
+         ORDER BY q.workflow_key, q.claimable_at
+         LIMIT $2 * 4
+       ) t
+       JOIN tenants tn ON tn.id = t.tenant_id
+       WHERE tn.disabled_at IS NULL
+     ), waiting AS MATERIALIZED (
+       SELECT * FROM ready UNION ALL SELECT * FROM due
      ), running AS MATERIALIZED (
        SELECT t.tenant_id,
               CASE WHEN t.competing THEN
-                (SELECT count(*) FROM (
-                   SELECT FROM runs l
-                   WHERE l.status = 'leased'
-                     AND (l.tenant_id, l.lease_expires_at) > (t.tenant_id, now())
-                     AND (l.tenant_id, l.lease_expires_at) < (t.tenant_id, 'infinity'::timestamptz)
-                   ORDER BY l.tenant_id, l.lease_expires_at) leases)
+                (SELECT count(*) FROM runs l WHERE l.status = 'leased' AND l.tenant_id = t.tenant_id)
               ELSE 0 END AS n
        FROM (SELECT d.tenant_id, count(*) OVER () > 1 AS competing FROM (SELECT DISTINCT tenant_id FROM waiting) d) t
      ), candidates AS MATERIALIZED (
@@ -138,9 +163,11 @@ export async function claimRuns(
        FROM waiting w JOIN running r ON r.tenant_id = w.tenant_id
      ), picked AS (
        SELECT r.id, r.status AS claimed_from, r.claimable_at AS claimable_since
-       FROM candidates k JOIN runs r ON r.id = k.id
+       FROM (SELECT c.id, c.share, c.claimable_at FROM candidates c ORDER BY c.share, c.claimable_at) k
+       JOIN runs r ON r.id = k.id
        WHERE r.claimable_at IS NOT NULL AND r.claimable_at <= now()
-         AND r.status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')
+         AND (r.status IN ('queued', 'sleeping', 'waiting_signal', 'waiting_input')
+              OR (r.status = 'leased' AND r.lease_expires_at <= now()))
        ORDER BY k.share, k.claimable_at
        LIMIT $2
        FOR UPDATE OF r SKIP LOCKED
@@ -153,7 +180,7 @@ export async function claimRuns(
               AND r.lease_expires_at - make_interval(secs => $4 / 1000.0) < pg_postmaster_start_time() THEN 0
              ELSE 1 END,
            lease_expires_at = now() + make_interval(secs => $4 / 1000.0),
-           claimable_at = now() + make_interval(secs => $4 / 1000.0),
+           claimable_at = NULL,
            wait_detail = NULL, status_message = NULL, updated_at = now()
        FROM picked WHERE r.id = picked.id
        RETURNING ${runColumns("r")}, picked.claimed_from, picked.claimable_since
@@ -165,28 +192,4 @@ export async function claimRuns(
     [params.workflowKeys, params.limit, params.workerId, params.leaseMs, params.exclude ?? []],
     PREPARED,
   );
-}
-
-/**
- * How long until the next run of these versions becomes claimable (timers, lease expiries), if
- * any — measured by the database's clock, so a skewed worker clock never arms a timer too early
- * or too late. One probe of runs_claim_idx (workflow_key, claimable_at) per served version, each
- * reading from the low end and stopping at its first row (a `min()` over `workflow_key = ANY(…)`
- * aggregated every leased and queued entry of every version instead: 1.2 ms a call under load).
- */
-export async function msUntilNextClaimable(sql: SqlHandle, workflowKeys: string[]): Promise<number | undefined> {
-  if (workflowKeys.length === 0) return undefined;
-  const rows = await sql.unsafe<{ ms: number | null }[]>(
-    `SELECT (extract(epoch FROM min(n.claimable_at) - now()) * 1000)::float8 AS ms
-     FROM unnest($1::text[]) AS k(workflow_key)
-     CROSS JOIN LATERAL (
-       SELECT r.claimable_at FROM runs r
-       WHERE r.workflow_key = k.workflow_key AND r.claimable_at IS NOT NULL
-       ORDER BY r.claimable_at LIMIT 1
-     ) n`,
-    [workflowKeys],
-    PREPARED,
-  );
-  const ms = rows[0]?.ms;
-  return ms === null || ms === undefined ? undefined : ms;
 }

@@ -26,7 +26,7 @@ export async function recordStepFailure(
               status = CASE WHEN $7 THEN 'sleeping' ELSE status END,
               lease_owner = CASE WHEN $7 THEN NULL ELSE lease_owner END,
               lease_expires_at = CASE WHEN $7 THEN NULL ELSE now() + make_interval(secs => $4 / 1000.0) END,
-              claimable_at = CASE WHEN $7 THEN (SELECT at FROM retry) ELSE now() + make_interval(secs => $4 / 1000.0) END,
+              claimable_at = CASE WHEN $7 THEN (SELECT at FROM retry) END,
               wait_detail = CASE WHEN $7 THEN jsonb_build_object('timer', jsonb_build_object(
                 'key', 'retry:' || $5::text, 'wakeAt', (SELECT at FROM retry))) ELSE wait_detail END
        WHERE id = $1 AND ${LEASE_GUARD}

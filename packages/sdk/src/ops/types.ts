@@ -55,8 +55,8 @@ export const LEASE_GUARD = "status = 'leased' AND lease_owner = $2 AND attempt =
 
 /**
  * SET clauses of every leased write that records progress: the lease is renewed and the run's
- * count of attempts lost in a row starts again (parameter $4 is the lease in ms).
+ * count of attempts lost in a row starts again (parameter $4 is the lease in ms). A held lease is
+ * in no claim index (`claimable_at` NULL, claim-runs.ts), so this changes no indexed column.
  */
 export const RENEW_AND_PROGRESS = `lost_attempts = 0, updated_at = now(),
-  lease_expires_at = now() + make_interval(secs => $4 / 1000.0),
-  claimable_at = now() + make_interval(secs => $4 / 1000.0)`;
+  lease_expires_at = now() + make_interval(secs => $4 / 1000.0), claimable_at = NULL`;
