@@ -10,13 +10,15 @@ export type DefinitionRow = {
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown> | null;
   preflight: Record<string, unknown>;
+  /** What the workflow declares it may ask; null: not declared. */
+  asks: { input: boolean; approval: boolean } | null;
   fingerprint: string;
   first_seen_at: Date;
   last_seen_at: Date;
   published_by: string;
 };
 
-const COLUMNS = `d.name, d.version, d.revision, d.title, d.description, d.input_schema, d.output_schema, d.preflight,
+const COLUMNS = `d.name, d.version, d.revision, d.title, d.description, d.input_schema, d.output_schema, d.preflight, d.asks,
   d.fingerprint, d.first_seen_at, d.last_seen_at, d.published_by`;
 
 /** One definition by its exact name and version (the primary key). */

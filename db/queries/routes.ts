@@ -36,6 +36,12 @@ export type RouteRow = {
   schedule_catch_up: "skip" | "one";
   schedule_input: Record<string, unknown> | null;
   schedule_paused: boolean;
+  /**
+   * What the bound definition declares it may ask, `{input, approval}` (workflow_definitions.asks),
+   * read with the route by the reads that serve tools/call and tools/list (ROUTE_ASKS_SQL); null: not
+   * declared or not published (it may ask anything); absent: not read.
+   */
+  asks?: { input: boolean; approval: boolean } | null;
 };
 
 /** A route revision's schedule (null: none). */
@@ -63,6 +69,13 @@ export function scheduleOf(route: RouteRow): RouteSchedule | null {
 export const ROUTE_COLUMNS = `id, tenant_id, tool_name, revision, workflow_name, workflow_version, title, description, input_schema,
   definition_revision, preflight, task_support, max_ttl_ms::float8 AS max_ttl_ms, sync_deadline_ms, disabled_at, created_at,
   schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused`;
+
+/**
+ * The bound definition's `asks`, for a `SELECT … FROM routes` (unaliased): read with the route, never
+ * copied onto it, so what a worker publishes is what gating sees (primary-key probe).
+ */
+export const ROUTE_ASKS_SQL =
+  "(SELECT d.asks FROM workflow_definitions d WHERE d.name = routes.workflow_name AND d.version = routes.workflow_version) AS asks";
 
 export type NewRouteRevision = {
   tenantId: string;
@@ -132,7 +145,7 @@ export function routeFromJson(row: Record<string, unknown>): RouteRow {
 export async function listActiveRoutes(sql: SqlHandle, tenantId: string): Promise<RouteRow[]> {
   return sql.unsafe<RouteRow[]>(
     `SELECT * FROM (
-       SELECT DISTINCT ON (tool_name) ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = $1 ORDER BY tool_name, revision DESC
+       SELECT DISTINCT ON (tool_name) ${ROUTE_COLUMNS}, ${ROUTE_ASKS_SQL} FROM routes WHERE tenant_id = $1 ORDER BY tool_name, revision DESC
      ) latest WHERE disabled_at IS NULL ORDER BY tool_name`,
     [tenantId],
   );
@@ -140,7 +153,7 @@ export async function listActiveRoutes(sql: SqlHandle, tenantId: string): Promis
 
 export async function findActiveRoute(sql: SqlHandle, tenantId: string, toolName: string): Promise<RouteRow | undefined> {
   const rows = await sql.unsafe<RouteRow[]>(
-    `SELECT ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
+    `SELECT ${ROUTE_COLUMNS}, ${ROUTE_ASKS_SQL} FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1`,
     [tenantId, toolName],
     PREPARED, // every tools/call runs this: parse and plan once per connection
   );

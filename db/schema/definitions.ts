@@ -19,6 +19,11 @@ export const workflowDefinitions = pgTable(
     outputSchema: jsonb("output_schema"),
     /** Input requests a caller may answer before the run starts, keyed. */
     preflight: jsonb("preflight").notNull().default(sql`'{}'::jsonb`),
+    /**
+     * What the workflow may ask while it runs, `{input, approval}` (WorkflowDefinition.asks); null:
+     * not declared, so it may ask anything. MCP capability gating reads it (lib/mcp/input-gate.ts).
+     */
+    asks: jsonb("asks"),
     /** sha256 over the canonical JSON of the declared definition (everything above but revision). */
     fingerprint: text("fingerprint").notNull(),
     firstSeenAt: timestamp("first_seen_at", { withTimezone: true }).notNull().default(sql`now()`),

@@ -14,6 +14,8 @@ export type DefinitionSummary = {
   description: string;
   inputSchema: Record<string, unknown>;
   preflightKeys: string[];
+  /** What it declares it may ask ({input, approval}); null: not declared (it may ask anything). */
+  asks: { input: boolean; approval: boolean } | null;
   fingerprint: string;
   firstSeenAt: string;
   lastSeenAt: string;
@@ -33,6 +35,7 @@ export async function listPublishedDefinitions(ctx: Pick<AdminContext, "sql">): 
     description: row.description,
     inputSchema: row.input_schema,
     preflightKeys: Object.keys(row.preflight ?? {}),
+    asks: row.asks ?? null,
     fingerprint: row.fingerprint,
     firstSeenAt: row.first_seen_at.toISOString(),
     lastSeenAt: row.last_seen_at.toISOString(),

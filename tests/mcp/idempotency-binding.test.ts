@@ -4,7 +4,7 @@ import { findTenantBySlug } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
-import { modernRequest, TASKS_ONLY } from "../helpers/mcp-envelope";
+import { modernRequest, WITH_ELICITATION } from "../helpers/mcp-envelope";
 import { startMcpTestServer } from "../helpers/mcp-server";
 
 // Review F5: tasks are bound to the credential that created them, and an idempotency key must not
@@ -60,7 +60,8 @@ describe("idempotency keys stay within the credential that used them", () => {
         token,
         "exp-77",
         { name: "approve_expense", arguments: { expense_id: expense, amount: 5000, description: "A private" } },
-        TASKS_ONLY,
+        // approve-expense declares questions: a task call must be able to be asked them (else -32021).
+        WITH_ELICITATION,
       );
     const first = await call(keyA, "A-77");
     const again = await call(keyA, "A-77");

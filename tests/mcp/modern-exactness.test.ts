@@ -104,11 +104,13 @@ describe("modern leg: capability gating", () => {
       data: { requiredCapabilities: { elicitation: {} } },
     });
     expect(Number((await sql`SELECT count(*) AS n FROM runs`)[0]?.n)).toBe(before);
-    // A tasks/get that cannot answer elicitation is not sent the elicitation requests (mrtr.mdx rule 7).
-    const seen = await modernClient(server.url, { token, capabilities: TASKS_ONLY }).result("tasks/get", {
+    // A tasks/get that cannot be sent the elicitation requests (mrtr.mdx rule 7) is -32021 too, never
+    // an input_required with an empty map (ext-tasks: inputRequests MUST list every outstanding request).
+    const seen = await modernClient(server.url, { token, capabilities: TASKS_ONLY }).request("tasks/get", {
       taskId: first.taskId,
     });
-    expect(seen).toMatchObject({ status: "input_required", inputRequests: {} });
+    expect(seen.status).toBe(400);
+    expect(seen.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
   });
 
   it("lists only the capability actually missing for an MRTR tool (the extension was declared)", async () => {

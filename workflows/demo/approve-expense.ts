@@ -11,6 +11,7 @@ export const approveExpense = defineWorkflow({
   version: 1,
   title: "Approve expense",
   description: "Requests an approval decision for an expense, then records it.",
+  asks: { input: true },
   input: z.object({
     expense_id: z.string().min(1).max(200),
     amount: z.number().positive().max(1_000_000_000),

@@ -10,6 +10,7 @@ const greet = defineWorkflow({
   name: "conformance-greet",
   version: 1,
   description: "Greets synchronously.",
+  asks: {},
   input: z.object({ name: z.string().max(200) }),
   async run(_ctx, input) {
     return { content: [{ type: "text", text: `Hello, ${input.name}!` }] };
@@ -20,6 +21,7 @@ const slowCompute = defineWorkflow({
   name: "conformance-slow-compute",
   version: 1,
   description: "Computes for the given number of seconds (a durable timer); cancellable.",
+  asks: {},
   input: z.object({ seconds: z.number().min(0).max(3_600).default(1), label: z.string().max(200).default("") }),
   async run(ctx, input) {
     if (input.seconds > 0) await ctx.sleep("compute", input.seconds * 1_000);
@@ -34,6 +36,7 @@ const failingJob = defineWorkflow({
   name: "conformance-failing-job",
   version: 1,
   description: "Ends after about a second with a tool-level error (isError: true).",
+  asks: {},
   input: z.object({}).passthrough(),
   async run(ctx) {
     await ctx.sleep("work", 1_000);
@@ -45,6 +48,7 @@ const protocolErrorJob = defineWorkflow({
   name: "conformance-protocol-error-job",
   version: 1,
   description: "Ends failed with a JSON-RPC error.",
+  asks: {},
   input: z.object({}).passthrough(),
   async run(ctx) {
     await ctx.step("attempt", async () => true);
@@ -56,6 +60,7 @@ const confirmDelete = defineWorkflow({
   name: "conformance-confirm-delete",
   version: 1,
   description: "Asks for confirmation before deleting a file.",
+  asks: { input: true },
   input: z.object({ filename: z.string().max(500) }),
   async run(ctx, input) {
     const answer = await ctx.requestInput("confirm", {
@@ -79,6 +84,7 @@ const multiInput = defineWorkflow({
   name: "conformance-multi-input",
   version: 1,
   description: "Asks two questions at once.",
+  asks: { input: true },
   input: z.object({}).passthrough(),
   async run(ctx) {
     const answers = await ctx.requestInputs({
@@ -118,6 +124,7 @@ const toolWithTask = defineWorkflow({
   name: "conformance-tool-with-task",
   version: 1,
   description: "Asks for a name (an MRTR round before the task exists), then works as a task.",
+  asks: { input: true },
   input: z.object({}).passthrough(),
   preflight: { user_name: USER_NAME_REQUEST },
   async run(ctx) {

@@ -10,6 +10,7 @@ export const generateReport = defineWorkflow({
   version: 1,
   title: "Generate report",
   description: "Builds a report in a few durable steps with progress; the result has text and structured content.",
+  asks: {},
   input: z.object({
     report_id: z.string().min(1).max(200),
     sections: z.number().int().min(1).max(20).default(3),

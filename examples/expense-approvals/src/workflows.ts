@@ -11,6 +11,8 @@ export const expenseApproval = defineWorkflow({
   version: 1,
   title: "Expense approval",
   description: "Waits for the receipt, asks a manager to approve the expense, and records the decision.",
+  // It asks a question: MCP clients that cannot be asked are refused up front, or get a task handle.
+  asks: { input: true },
   input: z.object({
     expense_id: z.string().min(1).max(64),
     amount: z.number().positive().max(100_000),

@@ -1,10 +1,12 @@
 import type { InputResponse } from "@runifold/sdk";
-import { answerTaskByHandle, bindTaskHandle, cancelTaskByHandle, readBoundTaskHandle } from "../../tasks";
+import { answerTaskByHandle, bindTaskHandle, cancelTaskByHandle, readBoundTaskHandle, type TaskRecord } from "../../tasks";
 import { isElicitResult } from "../elicit-result";
+import { missingInputCapabilities } from "../input-capabilities";
+import { missingForQuestions } from "../input-gate";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { detailedTask } from "../task-shapes";
-import { type ModernEnvelope, missingTasksCapability } from "./envelope";
+import { type ModernEnvelope, missingCapabilities, missingTasksCapability } from "./envelope";
 
 /** One answer for missing, foreign, expired and purged IDs alike (ext-tasks "Error Handling"). */
 export const taskNotFound = () => new McpError(RPC.invalidParams, "Task not found");
@@ -28,7 +30,24 @@ export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<stri
   const prefetched = call.prefetchedTask?.taskId === handle.taskId ? call.prefetchedTask : undefined;
   const record = prefetched ? bindTaskHandle(deps.sql, handle, prefetched.record) : await readBoundTaskHandle(deps.sql, handle);
   if (!record) throw taskNotFound();
-  return { resultType: "complete", ...detailedTask(record, envelope) };
+  const detailed = detailedTask(record, envelope);
+  // input_required MUST list every outstanding request (ext-tasks "tasks/get"), and a server MUST
+  // NOT send one the request did not declare support for (mrtr.mdx rule 7): when this request can
+  // be sent none of them, the read needs a capability it lacks — -32021, never an empty map (review3 D4).
+  if ("inputRequests" in detailed && Object.keys(detailed.inputRequests).length === 0) {
+    throw missingCapabilities(questionCapabilities(envelope, record));
+  }
+  return { resultType: "complete", ...detailed };
+}
+
+/** What the pending requests need beyond what this request declared (workflows ask form elicitations). */
+function questionCapabilities(envelope: ModernEnvelope, record: TaskRecord): Record<string, unknown> {
+  const methods = Object.values(record.pendingInputs ?? {}).map((request) => request.method);
+  const missing = {
+    ...missingInputCapabilities(envelope.clientCapabilities, methods),
+    ...missingForQuestions(envelope.clientCapabilities),
+  };
+  return Object.keys(missing).length > 0 ? missing : { elicitation: { form: {} } };
 }
 
 /**

@@ -6,7 +6,8 @@ import { holdWait } from "../credential-limits";
 import { isElicitResult } from "../elicit-result";
 import { answerCompanionCall } from "../handles/companion-call";
 import { isCompanionTool } from "../handles/companion-tools";
-import { missingInputCapabilities } from "../input-capabilities";
+import { answerableInputRequests } from "../input-capabilities";
+import { missingForQuestions, routeMayAsk } from "../input-gate";
 import { isRecord, type JsonRpcId } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { answerWithProgress, type ProgressSink, readProgressToken } from "../progress-answer";
@@ -17,7 +18,6 @@ import { taskFields } from "../task-shapes";
 import { readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
 import { type ModernEnvelope, missingCapabilities } from "./envelope";
 import { continueOrdinaryCall, startOrdinaryCall } from "./ordinary-call";
-import { routeInputMethods } from "./route-input-needs";
 
 /**
  * tools/call on the 2026-07-28 wire. The server decides (ext-tasks "Task Creation"): a route with
@@ -90,7 +90,9 @@ async function answerCall(
   // an ordinary call's run-bound round (claim `r`), or a preflight round.
   const state = params.requestState === undefined ? undefined : await redeemRequestState(deps.sql, params.requestState, binding);
   if (state?.r) return continueOrdinaryCall(deps, call, route, args, envelope, state.r, params.inputResponses, sink);
-  const preflight = (route.preflight ?? undefined) as Record<string, InputRequest> | undefined;
+  // Only the preflight questions this request can be asked go into rounds (mrtr.mdx Server
+  // Requirements 7); the run asks the others itself, and they reach the client in its handle.
+  const preflight = answerableInputRequests((route.preflight ?? {}) as Record<string, InputRequest>, envelope.clientCapabilities);
   const answeredInputs = await collectPreflight(deps, params, binding, preflight, state);
   if ("inputRequired" in answeredInputs) return answeredInputs.inputRequired;
 
@@ -107,6 +109,15 @@ async function answerCall(
   return { resultType: "task", ...taskFields(started.task, "modern") };
 }
 
+/**
+ * -32021 before anything runs (2026-07-28 basic/index.mdx: "If processing a request requires a
+ * capability the client did not include … MUST return -32021"), listing only what is missing: the
+ * tasks extension for a `required` tool; form elicitation when the workflow DECLARES it may ask
+ * questions (input-gate.ts) and this request could not be asked them — as a task (its questions
+ * would sit in `inputRequests` the client cannot answer), or on the ordinary path of a tenant that
+ * turned task handles off (review3 D8: the same rule as for tasks, stated in docs/clients.md). With
+ * handles on, an ordinary call needs no capability for questions: they come back in the handle.
+ */
 async function refuseMissingCapabilities(
   deps: McpDeps,
   call: McpCall,
@@ -116,12 +127,10 @@ async function refuseMissingCapabilities(
 ): Promise<void> {
   const required: Record<string, unknown> = {};
   if (route.task_support === "required" && !envelope.declaresTasks) required.extensions = { [TASKS_EXTENSION]: {} };
-  // An ordinary call needs no input capability where the tenant offers handles: a question the
-  // request cannot be asked comes back in the handle, answered with runifold_task_answer. The store
-  // is asked only when the request lacks elicitation (the one input method workflows use).
-  const handles = !asTask && !envelope.declaresElicitation && (await tenantOffersHandles(deps.sql, call.principal.tenantId));
-  if (!envelope.declaresElicitation && !handles) {
-    Object.assign(required, missingInputCapabilities(envelope.clientCapabilities, await routeInputMethods(deps, route)));
+  const forQuestions = routeMayAsk(route) ? missingForQuestions(envelope.clientCapabilities) : {};
+  if (Object.keys(forQuestions).length > 0) {
+    const handles = !asTask && (await tenantOffersHandles(deps.sql, call.principal.tenantId));
+    if (!handles) Object.assign(required, forQuestions);
   }
   if (Object.keys(required).length > 0) throw missingCapabilities(required);
 }

@@ -1,7 +1,7 @@
 import { PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
 import { type ApiKeyWithTenant, KEY_WITH_TENANT_COLUMNS } from "../../../db/queries/api-keys";
-import { ROUTE_COLUMNS, type RouteRow, routeFromJson } from "../../../db/queries/routes";
+import { ROUTE_ASKS_SQL, ROUTE_COLUMNS, type RouteRow, routeFromJson } from "../../../db/queries/routes";
 import { liveTasksSql } from "../active-task-cap";
 
 /**
@@ -21,7 +21,7 @@ export async function readApiKeyWithRoute(
             to_jsonb(route) AS route, ${liveTasksSql("k.id", "$3")} AS live_tasks
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
      LEFT JOIN LATERAL (
-       SELECT ${ROUTE_COLUMNS} FROM routes WHERE tenant_id = k.tenant_id AND tool_name = $2 ORDER BY revision DESC LIMIT 1
+       SELECT ${ROUTE_COLUMNS}, ${ROUTE_ASKS_SQL} FROM routes WHERE tenant_id = k.tenant_id AND tool_name = $2 ORDER BY revision DESC LIMIT 1
      ) route ON true
      WHERE k.id = $1`,
     [params.keyId, params.toolName, params.cap],

@@ -90,6 +90,7 @@ export type {
   InputTimeout,
   StepOptions,
   StepScope,
+  WorkflowAsks,
   WorkflowContext,
   WorkflowRegistry,
   WorkflowResult,

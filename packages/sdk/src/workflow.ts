@@ -30,6 +30,9 @@ export type InputResponse = {
   content?: Record<string, string | number | boolean | string[]>;
 };
 
+/** What a workflow declares it may ask while it runs (WorkflowDefinition.asks). */
+export type WorkflowAsks = { input?: boolean; approval?: boolean };
+
 export type Progress = { progress: number; total?: number; message?: string };
 
 export type StepOptions = {
@@ -105,6 +108,14 @@ export type WorkflowDefinition<I = unknown> = {
    * workflow still asks for them with ctx.requestInput(key); answers given up front return at once.
    */
   preflight?: Record<string, InputRequest>;
+  /**
+   * What the workflow may ask while it runs, published with the definition so MCP capability gating
+   * reads a declaration instead of guessing from history: `input` — questions for the caller or an
+   * operator (ctx.requestInput/requestInputs; preflight requests imply it); `approval` — decisions
+   * only operators give. Left out, the workflow is taken to ask anything (a client that cannot
+   * answer questions is refused up front where its era can say so); `{}` says it never asks.
+   */
+  asks?: WorkflowAsks;
   /** The default retry policy of this workflow's steps. */
   retry?: RetryPolicy;
   /** The run's own timeout, from its creation: past it the run ends `failed` (`run_timeout`). */
@@ -127,6 +138,16 @@ export function defineWorkflow<I>(definition: WorkflowDefinition<I>): WorkflowDe
     !(Number.isInteger(definition.maxLostAttempts) && definition.maxLostAttempts >= 1)
   )
     throw new Error("workflow maxLostAttempts must be an integer >= 1");
+  if (definition.asks !== undefined) {
+    const asks = definition.asks as Record<string, unknown>;
+    const known = new Set(["input", "approval"]);
+    if (typeof asks !== "object" || asks === null || Array.isArray(asks))
+      throw new Error("workflow asks must be an object: { input?: boolean, approval?: boolean }");
+    for (const [key, value] of Object.entries(asks)) {
+      if (!known.has(key)) throw new Error(`workflow asks: unknown kind "${key}" (input, approval)`);
+      if (typeof value !== "boolean" && value !== undefined) throw new Error(`workflow asks.${key} must be a boolean`);
+    }
+  }
   return definition;
 }
 

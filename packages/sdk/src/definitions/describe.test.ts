@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AnyWorkflow, defineWorkflow } from "../workflow";
@@ -122,5 +123,35 @@ describe("describeDefinition", () => {
   it("widens what JSON Schema cannot express instead of throwing (the worker's parse still decides)", () => {
     const described = describeDefinition(workflow(z.object({ when: z.date(), n: z.string().transform(Number) })));
     expect(described.inputSchema).toMatchObject({ type: "object", properties: { when: {}, n: { type: "string" } } });
+  });
+});
+
+describe("describeDefinition: asks", () => {
+  const input = z.object({ a: z.string() });
+  const ask = {
+    method: "elicitation/create",
+    params: { message: "?", requestedSchema: { type: "object", properties: {} } },
+  } as const;
+
+  it("publishes what a workflow declares it may ask, both kinds spelled out; preflight questions imply input", () => {
+    expect(describeDefinition(workflow(input, { asks: { input: true } })).asks).toEqual({ input: true, approval: false });
+    expect(describeDefinition(workflow(input, { asks: {} })).asks).toEqual({ input: false, approval: false });
+    expect(describeDefinition(workflow(input, { asks: {}, preflight: { q: ask } })).asks).toEqual({
+      input: true,
+      approval: false,
+    });
+    expect(describeDefinition(workflow(input)).asks).toBeNull();
+  });
+
+  it("leaves the fingerprint of a definition that declares nothing as it was before asks existed", () => {
+    const plain = describeDefinition(workflow(input));
+    const { fingerprint: _f, asks: _a, ...declared } = plain;
+    expect(plain.fingerprint).toBe(createHash("sha256").update(canonicalJson(declared)).digest("hex"));
+    expect(describeDefinition(workflow(input, { asks: {} })).fingerprint).not.toBe(plain.fingerprint);
+  });
+
+  it("refuses kinds it does not know", () => {
+    expect(() => workflow(input, { asks: { inputs: true } as never })).toThrow(/unknown kind "inputs"/);
+    expect(() => workflow(input, { asks: { input: "yes" } as never })).toThrow(/must be a boolean/);
   });
 });

@@ -2,6 +2,13 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AnyWorkflow, InputRequest } from "../workflow";
 
+/** Declared asks with both kinds spelled out; preflight requests are questions, so they imply `input`. */
+function declaredAsks(workflow: AnyWorkflow): { input: boolean; approval: boolean } | undefined {
+  if (!workflow.asks) return undefined;
+  const preflight = Object.keys(workflow.preflight ?? {}).length > 0;
+  return { input: workflow.asks.input === true || preflight, approval: workflow.asks.approval === true };
+}
+
 /** A definition as it is published to the store: data only, no code. */
 export type PublishedDefinition = {
   name: string;
@@ -12,6 +19,12 @@ export type PublishedDefinition = {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | null;
   preflight: Record<string, InputRequest>;
+  /**
+   * What the workflow may ask (WorkflowDefinition.asks), both kinds spelled out; null when it did
+   * not declare it (then it may ask anything). Part of the fingerprint only when declared, so the
+   * fingerprint of a definition written before `asks` existed does not change.
+   */
+  asks: { input: boolean; approval: boolean } | null;
   /** sha256 of the canonical JSON of everything above. */
   fingerprint: string;
 };
@@ -87,7 +100,8 @@ export function describeDefinition(workflow: AnyWorkflow): PublishedDefinition {
         { ...request, params: { ...request.params, requestedSchema: sortRequired(request.params.requestedSchema) } },
       ]),
     ) as Record<string, InputRequest>,
+    asks: declaredAsks(workflow),
   };
   const fingerprint = createHash("sha256").update(canonicalJson(declared)).digest("hex");
-  return { ...declared, fingerprint };
+  return { ...declared, asks: declared.asks ?? null, fingerprint };
 }

@@ -70,14 +70,15 @@ async function publishOne(tx: SqlHandle, d: PublishedDefinition, publishedBy: st
     jsonParam(d.preflight),
     d.fingerprint,
     publishedBy,
+    d.asks === null || d.asks === undefined ? null : jsonParam(d.asks),
   ];
   await tx.unsafe(
     `INSERT INTO workflow_definitions (name, version, revision, title, description, input_schema, output_schema, preflight,
-                                       fingerprint, published_by)
-     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8::text::jsonb, $9, $10)
+                                       fingerprint, published_by, asks)
+     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8::text::jsonb, $9, $10, $11::text::jsonb)
      ON CONFLICT (name, version) DO UPDATE SET revision = EXCLUDED.revision, title = EXCLUDED.title,
        description = EXCLUDED.description, input_schema = EXCLUDED.input_schema, output_schema = EXCLUDED.output_schema,
-       preflight = EXCLUDED.preflight, fingerprint = EXCLUDED.fingerprint, published_by = EXCLUDED.published_by,
+       preflight = EXCLUDED.preflight, asks = EXCLUDED.asks, fingerprint = EXCLUDED.fingerprint, published_by = EXCLUDED.published_by,
        last_seen_at = now()`,
     params,
   );

@@ -1,0 +1,1 @@
+ALTER TABLE "workflow_definitions" ADD COLUMN "asks" jsonb;
