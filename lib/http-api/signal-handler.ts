@@ -19,7 +19,7 @@ export type SignalRouteParams = { id: string; name: string };
 /**
  * POST /api/v1/tasks/{id}/signals/{name}: body = the payload as JSON (empty → null). In order:
  * 401 (credential), 403 (`tasks:write`), 400 (name), 413 (over SIGNAL_PAYLOAD_MAX_BYTES while
- * reading), 400 (not JSON), then the task by handle: 404 (unknown, foreign, malformed, expired),
+ * reading), 415 (a body not declared application/json), 400 (not JSON), then the task by handle: 404 (unknown, foreign, malformed, expired),
  * 409 (terminal), 202 (stored; the workflow gets it at its next waitForSignal of that name).
  * `params` are the decoded path segments.
  */
@@ -35,6 +35,10 @@ export function createSignalHandler(deps: HttpApiDeps): (request: Request, param
       const body = await readCappedBody(request, SIGNAL_PAYLOAD_MAX_BYTES);
       if (body.kind === "too_large") return tooLarge();
       if (body.kind === "unreadable") return apiError(400, "invalid_payload", "The request body could not be read");
+      // ASVS 13.2.5: a body is JSON only when it says so (a form or text/plain is what a cross-site
+      // page can send without a preflight); an empty body carries no payload and needs no type.
+      if (body.bytes.length > 0 && !declaresJson(request.headers))
+        return apiError(415, "unsupported_media_type", "A payload must be sent as Content-Type: application/json");
       const payload = parsePayload(body.bytes);
       if (!payload.ok) return apiError(400, "invalid_payload", "The body must be empty or one JSON value (UTF-8)");
       const result = await signalTaskByHandle(sql, {
@@ -72,6 +76,11 @@ function refusal(result: Exclude<SignalTaskResult, { outcome: "sent" }>): Respon
     case "payload_too_large":
       return tooLarge();
   }
+}
+
+/** `application/json`, with parameters (`; charset=utf-8`) or not, case-insensitively. */
+function declaresJson(headers: Headers): boolean {
+  return headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
 function parsePayload(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {

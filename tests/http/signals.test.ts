@@ -15,7 +15,12 @@ const LIMIT = 65_536;
 const post = (url: string, options: { key?: string; body?: BodyInit; headers?: Record<string, string> } = {}) =>
   fetch(url, {
     method: "POST",
-    headers: { ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), ...options.headers },
+    headers: {
+      // What a JSON client sends (fetch alone would label a string body text/plain).
+      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+      ...options.headers,
+    },
     body: options.body,
     ...(options.body instanceof ReadableStream ? { duplex: "half" } : {}),
   } as RequestInit);
@@ -192,6 +197,37 @@ describe("POST /api/v1/tasks/{id}/signals/{name}", { timeout: 60_000 }, () => {
     expect(atLimit.status).toBe(202);
     expect(await fx.waitForStatus(taskId, fx.tenantA, ["completed", "failed"])).toBe("completed");
     expect(await fx.resultPayload(taskId, fx.tenantA)).toBe(JSON.parse(jsonStringOf(LIMIT)));
+  });
+
+  it("415 for a body that is not declared application/json (text/plain, a form, none); an empty body needs no type (review F14)", async () => {
+    const taskId = await fx.startRun(fx.tenantA);
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+    ]) {
+      const response = await post(fx.signalUrl(taskId, "approved"), {
+        key: fx.keyA,
+        body: '{"x":1}',
+        headers: { "content-type": type },
+      });
+      expect([type, response.status]).toEqual([type, 415]);
+      expect(await response.json()).toMatchObject({ error: "unsupported_media_type" });
+    }
+    const untyped = await fetch(fx.signalUrl(taskId, "approved"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${fx.keyA}` },
+      body: new Blob(['{"x":1}']),
+    });
+    expect(untyped.status).toBe(415);
+    expect(await fx.db.sql`SELECT 1 FROM run_signals WHERE run_id = ${taskId}`).toHaveLength(0);
+    const charset = await post(fx.signalUrl(taskId, "approved"), {
+      key: fx.keyA,
+      body: '{"x":1}',
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    expect(charset.status).toBe(202);
   });
 
   it("409 for a terminal task (completed or cancelled): nothing is stored", async () => {
