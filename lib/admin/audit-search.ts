@@ -4,14 +4,18 @@ import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { parseInput } from "./parse-input";
 
+/** PostgreSQL text cannot hold U+0000: refused as a bad filter, never sent to a query (review F11). */
+const noNul = (value: string) => !value.includes("\u0000");
+const NUL_MESSAGE = "must not contain U+0000";
+
 export const ZAuditSearch = z.object({
-  actor: z.string().trim().min(1).max(320).optional(),
-  action: z.string().trim().min(1).max(100).optional(),
+  actor: z.string().trim().min(1).max(320).refine(noNul, NUL_MESSAGE).optional(),
+  action: z.string().trim().min(1).max(100).refine(noNul, NUL_MESSAGE).optional(),
   tenantId: z.uuid().optional(),
   from: z.date().optional(),
   to: z.date().optional(),
   /** Opaque: the `next` of the previous page. */
-  cursor: z.string().max(200).optional(),
+  cursor: z.string().max(200).refine(noNul, NUL_MESSAGE).optional(),
   limit: z.number().int().min(1).max(1_000).default(50),
 });
 

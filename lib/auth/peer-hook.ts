@@ -8,13 +8,28 @@ import http from "node:http";
  * only then (peerOf returns undefined otherwise and callers fail closed).
  *
  * Why a hook: Next keeps a client-sent X-Forwarded-For unchanged when no proxy sits in front (it
- * only fills it in when absent), and route handlers never see the socket.
+ * only fills it in when absent), and route handlers never see the socket. The same hook answers
+ * TRACE with 405 (FORBIDDEN_METHODS).
  */
 export const PEER_HEADER = "x-runifold-peer";
 export const LOCAL_HEADER = "x-runifold-local";
 const INSTALLED = Symbol.for("runifold.peer-hook");
 
 type Flagged = typeof globalThis & { [INSTALLED]?: boolean };
+
+/**
+ * Methods the Fetch standard forbids (a Request cannot be built with them) that Node's parser lets
+ * through: Next turned TRACE into a 500 on every path (review F11). No route of the app takes them;
+ * answered here, before Next. (TRACK is refused by Node's parser with a 400; CONNECT never reaches
+ * `request`: Node emits it as `connect`.)
+ */
+const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK"]);
+
+function refuseMethod(res: http.ServerResponse): true {
+  res.writeHead(405, { allow: "GET, HEAD, POST, OPTIONS", "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+  res.end("Method Not Allowed");
+  return true;
+}
 
 export function installPeerHook(): void {
   const flagged = globalThis as Flagged;
@@ -23,6 +38,7 @@ export function installPeerHook(): void {
   http.Server.prototype.emit = function emit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === "request") {
       const req = args[0] as http.IncomingMessage;
+      if (FORBIDDEN_METHODS.has(req.method ?? "")) return refuseMethod(args[1] as http.ServerResponse);
       req.headers[PEER_HEADER] = normalizeAddress(req.socket?.remoteAddress ?? "");
       req.headers[LOCAL_HEADER] = normalizeAddress(req.socket?.localAddress ?? "");
     }

@@ -7,7 +7,11 @@
  *  - OAuth: POST /api/oauth/register (JSON), /api/oauth/token (form), /api/oauth/revoke (form), and
  *    the authorization request's query (validateAuthorizationRequest, as the consent page calls it);
  *  - HTTP API: POST /api/v1/tasks/{id}/signals/{name} (path segments, bodies, Authorization);
- *  - sign-in: next-auth's password sign-in (/api/auth/callback/credentials, /api/auth/csrf).
+ *  - sign-in: next-auth's password sign-in (/api/auth/callback/credentials, /api/auth/csrf), and
+ *    the login page's CSRF cookie route (/login/csrf);
+ *  - console filters: the task list (GET /api/ui/tasks), the audit CSV (GET /api/ui/audit.csv) and
+ *    the Audit page's loader, every filter parameter replaced by each hostile value;
+ *  - methods: TRACE, TRACK and other unusual methods on pages, the HTTP API and MCP.
  */
 import { size } from "./support";
 
@@ -62,7 +66,7 @@ export const HOSTILE_TEXT: [string, string][] = [
 /** A raw HTTP request of a case: a string or bytes body; `chunked` streams it without a Content-Length. */
 export type RawRequest = {
   name: string;
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "TRACE" | "TRACK" | "PROPFIND" | "PATCH" | "PUT" | "DELETE" | "OPTIONS";
   path: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
@@ -590,6 +594,78 @@ export function signInCases(f: { email: string; csrfToken: string }): SignInCase
   cases.push({
     name: "sign-in: many parameters",
     raw: `${form}&${Array.from({ length: 3_000 }, (_, i) => `p${i}=1`).join("&")}`,
+  });
+  return cases;
+}
+
+/** The task list's filter parameters (lib/ui/presenters/task-list.ts) and the audit trail's (lib/ui/presenters/audit.ts). */
+export const TASK_FILTERS = ["input", "q", "tool", "status", "answered", "from", "to", "tenant", "cursor"] as const;
+export const AUDIT_FILTERS = ["actor", "action", "tenant", "from", "to", "cursor"] as const;
+
+/** One query string per (filter, hostile value), plus malformed whole queries; `filters` names the parameters. */
+export function consoleFilterQueries(filters: readonly string[], label: string): { name: string; query: string }[] {
+  const cases: { name: string; query: string }[] = [];
+  for (const filter of filters) {
+    for (const [name, value] of [
+      ...HOSTILE_TEXT,
+      ["raw NUL", "\u0000"],
+      ["quoted NUL", `a="\u0000"`],
+      ["escaped NUL text", 'a="\\u0000"'],
+    ] as [string, string][]) {
+      cases.push({ name: `${label}: ${filter} = ${name}`, query: new URLSearchParams({ [filter]: value }).toString() });
+    }
+    cases.push({ name: `${label}: ${filter} repeated`, query: `${filter}=a&${filter}=b` });
+  }
+  for (const [name, query] of [
+    ["bad percent-encoding", "actor=%ZZ%E0%A4%A&input=%"],
+    ["percent NUL", "actor=%00&input=a%3D%22%00%22&q=%00"],
+    ["many parameters", Array.from({ length: 2_000 }, (_, i) => `p${i}=1`).join("&")],
+  ]) {
+    cases.push({ name: `${label}: ${name}`, query: query as string });
+  }
+  return cases;
+}
+
+/** Unusual methods on every kind of path (review F11: TRACE answered 500 everywhere). */
+export function methodCases(): RawRequest[] {
+  const cases: RawRequest[] = [];
+  for (const method of ["TRACE", "TRACK", "PROPFIND", "PATCH", "PUT", "DELETE", "OPTIONS"]) {
+    for (const path of [
+      "/login",
+      "/overview",
+      "/login/csrf",
+      "/api/v1/tasks/x/signals/y",
+      "/api/mcp",
+      "/api/health",
+      "/oauth/authorize",
+    ]) {
+      cases.push({ name: `method: ${method} ${path}`, method: method as RawRequest["method"], path });
+    }
+  }
+  return cases;
+}
+
+/** The login page's CSRF cookie route with hostile queries and cookies (it forwards its query to /login). */
+export function loginCsrfCases(): RawRequest[] {
+  const cases: RawRequest[] = [];
+  for (const [name, value] of HOSTILE_TEXT) {
+    cases.push({
+      name: `login/csrf: callbackUrl = ${name}`,
+      method: "GET",
+      path: `/login/csrf?${new URLSearchParams({ callbackUrl: value })}`,
+    });
+  }
+  cases.push({
+    name: "login/csrf: garbage cookie",
+    method: "GET",
+    path: "/login/csrf",
+    headers: { cookie: "next-auth.csrf-token=%ZZ%00" },
+  });
+  cases.push({ name: "login/csrf: csrf=issued loop marker", method: "GET", path: "/login?csrf=issued" });
+  cases.push({
+    name: "login: hostile error code",
+    method: "GET",
+    path: `/login?error=${encodeURIComponent("<script>x</script>")}`,
   });
   return cases;
 }

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { installPeerHook, isLoopbackRequest } from "../../lib/auth";
@@ -36,5 +36,39 @@ describe("the loopback test tenant is bound to loopback for real (M2)", () => {
     installPeerHook();
     expect(await probe("127.0.0.1", "127.0.0.1")).toBe(true);
     if (lan) expect(await probe("0.0.0.0", lan, { "x-runifold-peer": "127.0.0.1", "x-runifold-local": "127.0.0.1" })).toBe(false);
+  });
+});
+
+describe("methods the Fetch standard forbids (review F11)", () => {
+  it("with the hook, TRACE is answered 405 before any handler (Next turned it into a 500); TRACK never gets past Node's parser", async () => {
+    installPeerHook();
+    let handled = 0;
+    const server = http.createServer((_req, res) => {
+      handled++;
+      res.end("ok");
+    });
+    server.on("clientError", (_error, socket) => socket.end("HTTP/1.1 400 Bad Request\r\n\r\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    // A raw request line, as curl -X TRACE sends it (Node's own client adds a body to TRACE).
+    const send = (method: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, "127.0.0.1", () => socket.write(`${method} /login HTTP/1.1\r\nHost: x\r\n\r\n`));
+        socket.once("data", (data) => {
+          resolve(data.toString().split("\r\n").slice(0, 3).join("|"));
+          socket.destroy();
+        });
+        socket.on("error", reject);
+      });
+    try {
+      expect(await send("TRACE")).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\|.*allow: GET, HEAD, POST, OPTIONS/i);
+      expect(await send("TRACK")).toMatch(/^HTTP\/1\.1 400/);
+      expect(handled).toBe(0);
+      expect(await send("GET")).toMatch(/^HTTP\/1\.1 200/);
+      expect(handled).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -61,6 +61,10 @@ function parseDate(value: string | null): Date | undefined {
  * answered (who answered an input), cursor. One query, whatever the page holds.
  */
 export async function presentTaskPage(sql: SqlHandle, operator: Operator, search: URLSearchParams): Promise<TaskListPage> {
+  // PostgreSQL text cannot hold U+0000: a filter with it is a bad request, not a failed query (review F11).
+  for (const [name, value] of search) {
+    if (value.includes("\u0000")) throw new AppError("bad_request", `The ${name.slice(0, 40)} filter contains U+0000.`);
+  }
   const status = search.get("status") ?? "";
   const q = search.get("q")?.trim() ?? "";
   const idRange = q ? idPrefixRange(q) : undefined;
