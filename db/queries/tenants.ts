@@ -8,12 +8,14 @@ export type TenantRow = {
   retention_ms: number;
   /** Task handles for clients without tasks: companion tools listed, handles past the deadline. */
   handle_tools: boolean;
+  /** At most this many runs leased at once; null: the workers' share of the fleet (packages/sdk/src/tenant-share.ts). */
+  max_concurrent_runs: number | null;
   disabled_at: Date | null;
   created_at: Date;
 };
 
 const COLUMNS =
-  "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, handle_tools, disabled_at, created_at";
+  "id, slug, name, max_ttl_ms::float8 AS max_ttl_ms, retention_ms::float8 AS retention_ms, handle_tools, max_concurrent_runs, disabled_at, created_at";
 
 export async function createTenant(sql: SqlHandle, params: { slug: string; name: string }): Promise<TenantRow> {
   const rows = await sql.unsafe<TenantRow[]>(`INSERT INTO tenants (slug, name) VALUES ($1, $2) RETURNING ${COLUMNS}`, [
@@ -72,6 +74,19 @@ export async function setTenantHandleTools(
   const rows = await sql.unsafe<TenantRow[]>(`UPDATE tenants SET handle_tools = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
     params.tenantId,
     params.on,
+  ]);
+  return rows[0];
+}
+
+/** Sets a tenant's cap on runs leased at once; null returns it to the workers' share of the fleet. */
+export async function setTenantMaxConcurrentRuns(
+  sql: SqlHandle,
+  params: { tenantId: string; max: number | null },
+): Promise<TenantRow | undefined> {
+  if (!isUuid(params.tenantId)) return undefined;
+  const rows = await sql.unsafe<TenantRow[]>(`UPDATE tenants SET max_concurrent_runs = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
+    params.tenantId,
+    params.max,
   ]);
   return rows[0];
 }

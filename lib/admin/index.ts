@@ -50,9 +50,11 @@ export {
   createTenant,
   setTenantDisabled,
   setTenantHandleTools,
+  setTenantMaxConcurrentRuns,
   ZCreateTenant,
   ZSetTenantDisabled,
   ZSetTenantHandleTools,
+  ZSetTenantMaxConcurrentRuns,
 } from "./tenants";
 export type { CreatedWebhook, WebhookPolicy } from "./webhooks";
 export {

@@ -4,6 +4,7 @@ import {
   type TenantRow,
   setTenantDisabled as updateTenantDisabled,
   setTenantHandleTools as updateTenantHandleTools,
+  setTenantMaxConcurrentRuns as updateTenantMaxConcurrentRuns,
 } from "../../db/queries/tenants";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
@@ -56,5 +57,23 @@ export async function setTenantHandleTools(ctx: AdminContext, input: z.input<typ
   const tenant = await updateTenantHandleTools(ctx.sql, { tenantId, on });
   if (!tenant) throw new AppError("not_found");
   await audit(ctx, "tenant.handle_tools", { tenantId: tenant.id, slug: tenant.slug, on });
+  return tenant;
+}
+
+export const ZSetTenantMaxConcurrentRuns = z.object({ tenantId: idRule, max: z.number().int().min(1).max(1_000_000).nullable() });
+
+/**
+ * A tenant's cap on runs leased at once, across every worker (docs/deploy.md, "Per-tenant
+ * capacity"): null returns it to the workers' default, a share of the fleet's slots
+ * (RUNIFOLD_TENANT_SHARE). Claims read it on every claim, so it holds from the next one.
+ */
+export async function setTenantMaxConcurrentRuns(
+  ctx: AdminContext,
+  input: z.input<typeof ZSetTenantMaxConcurrentRuns>,
+): Promise<TenantRow> {
+  const { tenantId, max } = parseInput(ZSetTenantMaxConcurrentRuns, input);
+  const tenant = await updateTenantMaxConcurrentRuns(ctx.sql, { tenantId, max });
+  if (!tenant) throw new AppError("not_found");
+  await audit(ctx, "tenant.max_concurrent_runs", { tenantId: tenant.id, slug: tenant.slug, max });
   return tenant;
 }

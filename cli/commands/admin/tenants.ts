@@ -1,6 +1,7 @@
+import type { TenantRow } from "../../../db/queries/tenants";
 import { listTenants } from "../../../db/queries/tenants";
-import { createTenant, setTenantDisabled, setTenantHandleTools } from "../../../lib/admin";
-import { option, positionals, requiredOption, UsageError } from "../../args";
+import { createTenant, setTenantDisabled, setTenantHandleTools, setTenantMaxConcurrentRuns } from "../../../lib/admin";
+import { option, positionals, UsageError } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
@@ -61,19 +62,45 @@ registerCommand({
           value: "on|off",
           description:
             "Task handles for clients without tasks: the runifold_task_* tools are listed to them and a call that outlives its deadline answers with a handle (default on)",
-          required: true,
+        },
+        {
+          name: "max-concurrent-runs",
+          value: "N|default",
+          description:
+            "At most N of the tenant's runs leased at once across every worker; default: the workers' share of the fleet's slots (RUNIFOLD_TENANT_SHARE)",
         },
         JSON_FLAG,
       ],
       async run(parsed, io) {
         const [slug] = positionals(parsed, ["slug"]) as [string];
-        const value = requiredOption(parsed, "handle-tools");
-        if (value !== "on" && value !== "off") throw new UsageError("--handle-tools must be on or off");
-        const tenant = await withAdmin(io, async (ctx) =>
-          setTenantHandleTools(ctx, { tenantId: (await requireTenant(ctx.sql, slug)).id, on: value === "on" }),
-        );
+        const handles = option(parsed, "handle-tools");
+        const max = option(parsed, "max-concurrent-runs");
+        if (handles === undefined && max === undefined)
+          throw new UsageError("tenants set needs --handle-tools on|off or --max-concurrent-runs N|default");
+        if (handles !== undefined && handles !== "on" && handles !== "off")
+          throw new UsageError("--handle-tools must be on or off");
+        if (max !== undefined && max !== "default" && !/^[1-9]\d{0,6}$/.test(max))
+          throw new UsageError("--max-concurrent-runs must be a whole number from 1 to 1000000, or default");
+        const lines: string[] = [];
+        const tenant = await withAdmin(io, async (ctx) => {
+          const tenantId = (await requireTenant(ctx.sql, slug)).id;
+          let row: TenantRow | undefined;
+          if (handles !== undefined) {
+            row = await setTenantHandleTools(ctx, { tenantId, on: handles === "on" });
+            lines.push(`Task handles for clients without tasks are ${handles} for tenant ${row.slug}`);
+          }
+          if (max !== undefined) {
+            row = await setTenantMaxConcurrentRuns(ctx, { tenantId, max: max === "default" ? null : Number(max) });
+            lines.push(
+              max === "default"
+                ? `Tenant ${row.slug} may hold the workers' share of the fleet's slots`
+                : `Tenant ${row.slug} may hold at most ${max} runs at once`,
+            );
+          }
+          return row as TenantRow;
+        });
         if (parsed.flags.has("json")) printJson(io, tenant);
-        else print(io.stdout, `Task handles for clients without tasks are ${value} for tenant ${tenant.slug}`);
+        else for (const line of lines) print(io.stdout, line);
         return EXIT.completed;
       },
     },

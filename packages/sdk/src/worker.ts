@@ -10,11 +10,12 @@ import { type Limits, resolveLimits } from "./limits";
 import type { Logger } from "./logger";
 import { type ClaimedRun, claimRuns } from "./ops/claim-runs";
 import { msUntilNextDue } from "./ops/next-due";
-import { heartbeatWorker, markWorkerStopped, registerWorker } from "./ops/register-worker";
+import { fleetSlots, heartbeatWorker, markWorkerStopped, registerWorker } from "./ops/register-worker";
 import { releaseRuns } from "./ops/release-runs";
 import { startSweeps } from "./sweeps";
 import { ABORT_CANCELLED, ABORT_STOPPING, observeAttempt } from "./telemetry/attempt-telemetry";
 import type { WorkerObserver } from "./telemetry/observer";
+import { DEFAULT_TENANT_SHARE, tenantCap } from "./tenant-share";
 import type { WorkflowRegistry } from "./workflow";
 
 export type WorkerOptions = {
@@ -50,6 +51,11 @@ export type WorkerOptions = {
   strandedAfterMs?: number;
   /** Told about claims, attempts and steps, for metrics (createWorkerMetrics binds it to prom-client). */
   observer?: WorkerObserver;
+  /**
+   * The share of the fleet's slots (every online worker's concurrency) one tenant may hold when it has
+   * no `max_concurrent_runs` of its own; 1 = no cap. Default 0.75 (tenant-share.ts).
+   */
+  tenantShare?: number;
 };
 
 /** The longest a claim for a few free slots waits for more while a backlog waits (see `backlog`). */
@@ -80,6 +86,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const limits = resolveLimits(options.limits);
   const keys = registry.keys();
   const leaseSql = options.leaseSql ?? sql;
+  const tenantShare = options.tenantShare ?? DEFAULT_TENANT_SHARE;
+  // Until the store says how big the fleet is, this worker alone; refreshed with every heartbeat.
+  let tenantLimit = tenantCap(concurrency, tenantShare);
   const writes = coalescedWrites(sql);
   const active = new Map<string, ActiveRun>();
   const timers: NodeJS.Timeout[] = [];
@@ -129,6 +138,7 @@ export function createWorker(options: WorkerOptions): Worker {
             limit,
             leaseMs,
             exclude: [...active.keys()],
+            tenantLimit,
           });
           backlog = claimed.length === limit;
           for (const run of claimed) launch(run);
@@ -193,11 +203,18 @@ export function createWorker(options: WorkerOptions): Worker {
       }, Math.max(0, wait) + 5);
   }
 
+  /** The fleet may have grown or shrunk since the last heartbeat: so has a tenant's default cap. */
+  async function heartbeat() {
+    await heartbeatWorker(sql, id);
+    tenantLimit = tenantCap(Math.max(concurrency, await fleetSlots(sql)), tenantShare);
+  }
+
   return {
     id,
     activeRuns: () => active.size,
     async start() {
       await registerWorker(sql, { workerId: id, hostname: os.hostname(), pid: process.pid, workflows: keys, concurrency });
+      tenantLimit = tenantCap(Math.max(concurrency, await fleetSlots(sql)), tenantShare);
       if (options.lastResortHandlers !== false) stoppers.push(installLastResortHandlers(logger));
       const served = new Set(keys);
       const wake = await sql.listen(
@@ -227,7 +244,7 @@ export function createWorker(options: WorkerOptions): Worker {
       );
       timers.push(
         setInterval(() => {
-          heartbeatWorker(sql, id).catch((error) => logger.warn("heartbeat failed", { error: coerceError(error).message }));
+          heartbeat().catch((error) => logger.warn("heartbeat failed", { error: coerceError(error).message }));
         }, options.registrationHeartbeatMs ?? 5_000),
       );
       logger.info("worker started", { workerId: id, workflows: keys, concurrency });

@@ -78,15 +78,19 @@ export const TIMERS_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('sleeping
  *   Fairness among timers holds within that window; a herd of timers due at once is promoted to
  *   `queued` by the sweep a second later (promote-due-runs.ts), and from then on is shared like any
  *   backlog.
- * - `running` counts leased runs once per tenant that has any candidate, and only when two or more
- *   tenants have: with one, the order is its queue's either way.
+ * - `running` counts leased runs once per tenant that has any candidate, when two or more tenants
+ *   have one (with one, the order is its queue's either way) or the tenant has a cap.
  *   Four times, not once: workers woken together see the same candidates, and each must still find
  *   `limit` rows the others have not locked. No row is locked yet, so the window functions never
  *   meet the lock.
  * - Each candidate is ranked by how many runs its tenant would then have leased (`share`: running
  *   now plus its position in the tenant's candidates), oldest first within a share. So a claim of
  *   one slot goes to the tenant with the fewest running runs, and a claim of many gives every tenant
- *   its oldest run before anyone gets a second. The status is left to `picked`'s re-check: a status
+ *   its oldest run before anyone gets a second. A tenant's cap — its own `max_concurrent_runs`, or
+ *   else `tenantLimit`, the worker's share of the fleet's slots — drops the candidates whose share
+ *   would pass it, so one tenant never holds every slot while another's run waits for one to free.
+ *   Concurrent claims each count the runs committed before them, so together they may pass a cap by
+ *   what they claim at once. The status is left to `picked`'s re-check: a status
  *   filter here makes the planner trade the ordered index scans (they stop after `limit`) for
  *   bitmaps over the whole backlog.
  * - `picked` looks the candidates up by primary key and locks them in rank order with
@@ -107,7 +111,15 @@ export const TIMERS_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('sleeping
  */
 export async function claimRuns(
   sql: SqlHandle,
-  params: { workerId: string; workflowKeys: string[]; limit: number; leaseMs: number; exclude?: string[] },
+  params: {
+    workerId: string;
+    workflowKeys: string[];
+    limit: number;
+    leaseMs: number;
+    exclude?: string[];
+    /** The cap of a tenant with no `max_concurrent_runs` of its own (the worker's share of the fleet); absent: none. */
+    tenantLimit?: number;
+  },
 ): Promise<ClaimedRun[]> {
   if (params.limit <= 0 || params.workflowKeys.length === 0) return [];
   return sql.unsafe<ClaimedRun[]>(
@@ -120,7 +132,7 @@ export async function claimRuns(
                ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
        FROM busy b WHERE b.tenant_id IS NOT NULL
      ), ready AS (
-       SELECT tn.id AS tenant_id, v.id, v.claimable_at
+       SELECT tn.id AS tenant_id, v.id, v.claimable_at, coalesce(tn.max_concurrent_runs, $6::int) AS cap
        FROM busy b
        JOIN tenants tn ON tn.id = b.tenant_id
        CROSS JOIN LATERAL (
@@ -139,7 +151,7 @@ export async function claimRuns(
        ) v
        WHERE tn.disabled_at IS NULL
      ), due AS (
-       SELECT tn.id AS tenant_id, t.id, t.claimable_at
+       SELECT tn.id AS tenant_id, t.id, t.claimable_at, coalesce(tn.max_concurrent_runs, $6::int) AS cap
        FROM unnest($1::text[]) AS k(workflow_key)
        CROSS JOIN LATERAL (
          SELECT q.tenant_id, q.id, q.claimable_at FROM runs q
@@ -152,18 +164,21 @@ export async function claimRuns(
      ), waiting AS MATERIALIZED (
        SELECT * FROM ready UNION ALL SELECT * FROM due
      ), running AS MATERIALIZED (
-       SELECT t.tenant_id,
-              CASE WHEN t.competing THEN
+       SELECT t.tenant_id, t.cap,
+              CASE WHEN t.competing OR t.cap IS NOT NULL THEN
                 (SELECT count(*) FROM runs l WHERE l.status = 'leased' AND l.tenant_id = t.tenant_id)
               ELSE 0 END AS n
-       FROM (SELECT d.tenant_id, count(*) OVER () > 1 AS competing FROM (SELECT DISTINCT tenant_id FROM waiting) d) t
+       FROM (SELECT d.tenant_id, d.cap, count(*) OVER () > 1 AS competing
+             FROM (SELECT DISTINCT tenant_id, cap FROM waiting) d) t
      ), candidates AS MATERIALIZED (
-       SELECT w.id, w.claimable_at,
+       SELECT w.id, w.claimable_at, r.cap,
               r.n + row_number() OVER (PARTITION BY w.tenant_id ORDER BY w.claimable_at) AS share
        FROM waiting w JOIN running r ON r.tenant_id = w.tenant_id
      ), picked AS (
        SELECT r.id, r.status AS claimed_from, r.claimable_at AS claimable_since
-       FROM (SELECT c.id, c.share, c.claimable_at FROM candidates c ORDER BY c.share, c.claimable_at) k
+       FROM (SELECT c.id, c.share, c.claimable_at FROM candidates c
+             WHERE c.cap IS NULL OR c.share <= c.cap
+             ORDER BY c.share, c.claimable_at) k
        JOIN runs r ON r.id = k.id
        WHERE r.claimable_at IS NOT NULL AND r.claimable_at <= now()
          AND (r.status IN ('queued', 'sleeping', 'waiting_signal', 'waiting_input')
@@ -189,7 +204,7 @@ export async function claimRuns(
        SELECT id, 'leased', jsonb_build_object('worker', lease_owner, 'attempt', attempt, 'lostAttempts', lost_attempts) FROM claimed
      )
      SELECT claimed.*, now() AS db_now FROM claimed`,
-    [params.workflowKeys, params.limit, params.workerId, params.leaseMs, params.exclude ?? []],
+    [params.workflowKeys, params.limit, params.workerId, params.leaseMs, params.exclude ?? [], params.tenantLimit ?? null],
     PREPARED,
   );
 }

@@ -23,3 +23,17 @@ export async function markWorkerStopped(sql: SqlHandle, workerId: string): Promi
 
 /** A worker is online when it heartbeated within this window and has not said it stopped. */
 export const WORKER_ONLINE_WINDOW_MS = 15_000;
+
+/**
+ * The fleet's slots: every online worker's concurrency, summed (the default tenant cap is a share of
+ * it, tenant-share.ts). worker_registrations keeps only recent workers (pruned by the sweep), so
+ * this reads a few rows.
+ */
+export async function fleetSlots(sql: SqlHandle): Promise<number> {
+  const rows = await sql.unsafe<{ slots: number }[]>(
+    `SELECT coalesce(sum(concurrency::int), 0)::int AS slots FROM worker_registrations
+     WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => $1 / 1000.0)`,
+    [WORKER_ONLINE_WINDOW_MS],
+  );
+  return rows[0]?.slots ?? 0;
+}

@@ -23,6 +23,8 @@ export type ServeOptions = {
   workerId?: string;
   /** Told about claims, attempts and steps (metrics). */
   observer?: WorkerObserver;
+  /** WorkerOptions.tenantShare: the share of the fleet's slots one tenant may hold. */
+  tenantShare?: number;
   /**
    * Also serve the built-in webhook delivery workflow (docs/webhooks.md), published like any other
    * definition; false or absent: not served (runifold-worker turns it on unless --no-webhooks).
@@ -62,6 +64,7 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
     leaseMs: options.leaseMs,
     pollMs: options.pollMs,
     observer: options.observer,
+    tenantShare: options.tenantShare,
   });
   await worker.start();
   return { worker, published };

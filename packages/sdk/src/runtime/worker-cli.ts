@@ -30,6 +30,8 @@ Environment:
   RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
   RUNIFOLD_LEASE_COMMIT         async | sync (default async): claims and lease renewals commit without
                                 waiting for the disk; a crash can only make a run claimable again
+  RUNIFOLD_TENANT_SHARE         the share of the fleet's slots one tenant may hold at once when it has
+                                no max_concurrent_runs of its own (default 0.75; 1: no cap)
   RUNIFOLD_LOG_LEVEL            debug | info | warn | error | silent (default info; JSON lines on stderr)
   RUNIFOLD_METRICS_PORT         serve Prometheus metrics on GET /metrics at this port (0: any free
                                 port, logged); unset: no metrics server
@@ -205,6 +207,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       concurrency: env.RUNIFOLD_WORKER_CONCURRENCY,
       leaseMs: env.RUNIFOLD_LEASE_MS,
       pollMs: env.RUNIFOLD_POLL_MS,
+      tenantShare: env.RUNIFOLD_TENANT_SHARE,
       observer: telemetry.observer,
       webhooks,
     });

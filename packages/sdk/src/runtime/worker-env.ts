@@ -11,6 +11,11 @@ const WorkerEnv = z.object({
   RUNIFOLD_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   RUNIFOLD_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   /**
+   * The share of the fleet's slots one tenant may hold when it has no max_concurrent_runs of its own
+   * (tenant-share.ts); 1 = no cap.
+   */
+  RUNIFOLD_TENANT_SHARE: z.coerce.number().gt(0).max(1).default(0.75),
+  /**
    * async: claims and lease renewals commit with synchronous_commit=off (a crash can only undo a
    * claim, which makes the run claimable again); sync: every commit waits for the disk.
    */
