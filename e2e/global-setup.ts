@@ -24,7 +24,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
     label: "e2e",
     workers: 1,
     // e2e/webhooks.spec.ts receives webhooks on loopback (docs/webhooks.md, SSRF).
-    env: { NODE_EXTRA_CA_CERTS: tls.certFile, RUNIFOLD_WEBHOOK_ALLOW_PRIVATE: "true" },
+    // e2e/oauth.spec.ts's CIMD client is on loopback too, which the server fetches only when asked.
+    env: { NODE_EXTRA_CA_CERTS: tls.certFile, RUNIFOLD_WEBHOOK_ALLOW_PRIVATE: "true", RUNIFOLD_OAUTH_LOOPBACK_CIMD: "true" },
     log: (line) => process.stdout.write(`[e2e stack] ${line}\n`),
   });
   process.env.BASE_URL = stack.origin;

@@ -51,6 +51,11 @@ const ZEnv = z
     RUNIFOLD_OAUTH_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(60).max(86_400).default(3_600),
     /** OAuth refresh token lifetime in seconds; each refresh issues a new one with a fresh lifetime. */
     RUNIFOLD_OAUTH_REFRESH_TOKEN_TTL_S: z.coerce.number().int().min(300).max(31_536_000).default(2_592_000),
+    /**
+     * `true`: client metadata documents (CIMD) may be fetched from loopback hosts (a client under
+     * test on this machine). Off by default: it lets anyone signed in make the server fetch loopback URLs.
+     */
+    RUNIFOLD_OAUTH_LOOPBACK_CIMD: z.enum(["true", "false"]).default("false"),
     RUNIFOLD_ALLOWED_ORIGINS: z
       .string()
       .default("")

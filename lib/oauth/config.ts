@@ -76,7 +76,10 @@ export function createOAuthConfig(options: {
     refreshTokenTtlS: options.refreshTokenTtlS ?? REFRESH_TOKEN_TTL_S,
     authorizationCodeTtlS: options.authorizationCodeTtlS ?? AUTHORIZATION_CODE_TTL_S,
     metadataDocuments: {
-      allowLoopback: isLoopbackHostname(url.hostname),
+      // Off unless asked for (RUNIFOLD_OAUTH_LOOPBACK_CIMD=true, tests): with it on, any signed-in
+      // person can make the server GET any loopback port and path by naming it as a client_id
+      // (review F12; npm start's public URL is loopback even when it listens on every interface).
+      allowLoopback: false,
       timeoutMs: 5_000,
       maxBytes: 65_536,
       defaultMaxAgeS: 3_600,

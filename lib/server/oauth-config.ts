@@ -15,6 +15,7 @@ export function webOAuthConfig(): OAuthConfig | undefined {
         publicUrl: env.RUNIFOLD_PUBLIC_URL,
         accessTokenTtlS: env.RUNIFOLD_OAUTH_ACCESS_TOKEN_TTL_S,
         refreshTokenTtlS: env.RUNIFOLD_OAUTH_REFRESH_TOKEN_TTL_S,
+        metadataDocuments: { allowLoopback: env.RUNIFOLD_OAUTH_LOOPBACK_CIMD === "true" },
       })
     : undefined;
   cached = { config };

@@ -5,6 +5,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEnv } from "../../lib/env";
 import { authorizationServerMetadataResponse, createOAuthConfig, protectedResourceMetadataResponse } from "../../lib/oauth";
 import { freshDatabase } from "../helpers/db";
 import { type OAuthTestServer, startOAuthTestServer } from "../helpers/oauth-server";
@@ -86,7 +87,14 @@ describe("OAuth metadata documents", () => {
     const nested = createOAuthConfig({ publicUrl: "https://example.com/runifold/" });
     expect(nested.issuer).toBe("https://example.com/runifold");
     expect(nested.resource).toBe("https://example.com/runifold/api/mcp");
-    expect(createOAuthConfig({ publicUrl: "http://127.0.0.1:3000" }).metadataDocuments.allowLoopback).toBe(true);
+    // Review F12: a loopback public URL (npm start's default) no longer lets the server fetch loopback
+    // URLs named by any client_id; only RUNIFOLD_OAUTH_LOOPBACK_CIMD=true (tests) does.
+    expect(createOAuthConfig({ publicUrl: "http://127.0.0.1:3000" }).metadataDocuments.allowLoopback).toBe(false);
+    expect(readEnv({}).RUNIFOLD_OAUTH_LOOPBACK_CIMD).toBe("false");
+    expect(
+      createOAuthConfig({ publicUrl: "http://127.0.0.1:3000", metadataDocuments: { allowLoopback: true } }).metadataDocuments
+        .allowLoopback,
+    ).toBe(true);
   });
 
   it("answers 404 for both documents while OAuth is off", async () => {
