@@ -5,11 +5,16 @@ import type postgres from "postgres";
 import { validateArguments } from "../tasks";
 import { dueFireTime, parseSchedule } from "./fire-times";
 
-/** The scheduler's transaction-scoped advisory lock, derived from a readable name (see pg_locks). */
-const LOCK_KEY_SQL = "hashtextextended('runifold.scheduler', 0)";
+/**
+ * One schedule's transaction-scoped advisory lock, derived from a readable name (see pg_locks): the
+ * scheduler instance that holds it is the one that fires that schedule now.
+ */
+const LOCK_KEY_SQL = "hashtextextended('runifold.scheduler:' || $1::text || ':' || $2::text, 0)";
 
 /** A fire time's idempotency key holds a week: far longer than any pass could be retried. */
 const FIRE_KEY_TTL_MS = 7 * 24 * 60 * 60_000;
+
+type ScheduledTool = { tenant_id: string; tool_name: string };
 
 type ScheduledRoute = {
   id: string;
@@ -23,44 +28,52 @@ type ScheduledRoute = {
   schedule_catch_up: string;
   schedule_input: Record<string, unknown> | null;
   schedule_paused: boolean;
+  tenant_disabled: boolean;
   last_fire_at: Date | null;
   db_now: Date;
 };
 
-export type SchedulerPass =
-  | { status: "skipped" }
-  | { status: "completed"; fired: { tool: string; fireAt: string; runId: string }[] };
+export type SchedulerPass = { status: "completed"; fired: { tool: string; fireAt: string; runId: string }[] };
 
 /**
- * One scheduler pass, fenced: the whole pass is one transaction holding a transaction-scoped
- * advisory lock, so one instance acts per pass and a scheduler whose connection died can commit
- * nothing. Each run is created with the idempotency key `schedule:<fire time>` in the tool's
- * scope, so even two passes that both acted (the lock lost between them) never double-fire; the
- * cursor (schedule_cursors) moves in the same transaction as the runs it fired.
+ * One scheduler pass. Each schedule is fired in a transaction of its own, fenced by that
+ * schedule's transaction-scoped advisory lock: one instance acts on a schedule at a time, one whose
+ * connection died can commit nothing, and the route and its cursor are read again under the lock,
+ * so an instance that comes second sees the fire the first committed. One schedule never waits for
+ * or undoes another (review 3, E9: a pass was one transaction over every tenant, 6.2 s for 2,000
+ * fires, and the first SQL error in it aborted every later schedule's fire). Each run is created
+ * with its fire time as idempotency key in the scope `schedule:<tool>`, which no caller can name (a
+ * caller's keys are scoped to the tool and its credential, lib/tasks/create-task.ts), so even two
+ * instances that both acted never double-fire; the cursor (schedule_cursors) moves in the same
+ * transaction as the run it fired.
  */
 export async function runSchedulerPass(
   sql: postgres.Sql,
   options: { logger: Logger; graceMs: number; now?: Date },
 ): Promise<SchedulerPass> {
-  return (await sql.begin(async (tx) => {
-    const [lock] = await tx.unsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY_SQL}) AS locked`);
-    if (!lock?.locked) return { status: "skipped" as const };
-    const fired: { tool: string; fireAt: string; runId: string }[] = [];
-    for (const route of await scheduledRoutes(tx, options.now)) {
-      try {
-        const firing = await fireRoute(tx, route, options.graceMs);
-        if (firing) fired.push(firing);
-      } catch (error) {
-        // One bad schedule (an invalid cron saved by hand, input its workflow refuses) never stops the others.
-        options.logger.warn("schedule skipped", {
-          tool: route.tool_name,
-          tenantId: route.tenant_id,
-          error: coerceError(error).message,
-        });
-      }
+  const fired: SchedulerPass["fired"] = [];
+  for (const tool of await scheduledTools(sql)) {
+    try {
+      const firing = await sql.begin(async (tx) => {
+        const [lock] = await tx.unsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY_SQL}) AS locked`, [
+          tool.tenant_id,
+          tool.tool_name,
+        ]);
+        if (!lock?.locked) return undefined; // another instance is firing it now
+        const route = await scheduledRoute(tx, tool, options.now);
+        return route ? fireRoute(tx, route, options.graceMs) : undefined;
+      });
+      if (firing) fired.push(firing);
+    } catch (error) {
+      // One bad schedule (an invalid cron saved by hand, input its workflow refuses) never stops the others.
+      options.logger.warn("schedule skipped", {
+        tool: tool.tool_name,
+        tenantId: tool.tenant_id,
+        error: coerceError(error).message,
+      });
     }
-    return { status: "completed" as const, fired };
-  })) as SchedulerPass;
+  }
+  return { status: "completed", fired };
 }
 
 async function fireRoute(tx: SqlHandle, route: ScheduledRoute, graceMs: number) {
@@ -75,9 +88,10 @@ async function fireRoute(tx: SqlHandle, route: ScheduledRoute, graceMs: number) 
     ? dueFireTime(schedule, new Date(route.last_fire_at), now, graceMs)
     : { fire: undefined, cursor: now };
   if (!due) return undefined;
-  // Paused: the cursor still moves (below), so a resume goes on from its own time and never fires the
-  // fire times of the pause, whatever the catch-up policy.
-  if (route.schedule_paused) due.fire = undefined;
+  // Paused, or its tenant disabled (whose runs no worker claims: they would pile up and all start at
+  // once when it is enabled again): the cursor still moves (below), so a resume goes on from its own
+  // time and never fires the fire times it missed, whatever the catch-up policy.
+  if (route.schedule_paused || route.tenant_disabled) due.fire = undefined;
   let firing: { tool: string; fireAt: string; runId: string } | undefined;
   if (due.fire) {
     const checked = validateArguments(route.tool_name, route.input_schema, route.schedule_input ?? {});
@@ -90,7 +104,7 @@ async function fireRoute(tx: SqlHandle, route: ScheduledRoute, graceMs: number) 
       workflowVersion: route.workflow_version,
       input: checked.value,
       origin: "schedule",
-      idempotency: { key: `schedule:${fireAt}`, scope: `tool:${route.tool_name}`, ttlMs: FIRE_KEY_TTL_MS },
+      idempotency: { key: fireAt, scope: `schedule:${route.tool_name}`, ttlMs: FIRE_KEY_TTL_MS },
     });
     firing = { tool: route.tool_name, fireAt, runId: run.id };
   }
@@ -102,16 +116,30 @@ async function fireRoute(tx: SqlHandle, route: ScheduledRoute, graceMs: number) 
   return firing;
 }
 
-/** The current revision of every enabled, scheduled tool, with its cursor and the database's now. */
-async function scheduledRoutes(tx: SqlHandle, now?: Date): Promise<ScheduledRoute[]> {
-  return tx.unsafe<ScheduledRoute[]>(
-    `SELECT latest.*, c.last_fire_at, coalesce($1::timestamptz, now()) AS db_now FROM (
-       SELECT DISTINCT ON (tenant_id, tool_name) id, tenant_id, tool_name, workflow_name, workflow_version, input_schema,
-              schedule_cron, schedule_timezone, schedule_catch_up, schedule_input, schedule_paused, disabled_at
+/** The tools whose current revision is enabled and scheduled: what a pass goes through, one by one. */
+async function scheduledTools(sql: SqlHandle): Promise<ScheduledTool[]> {
+  return sql.unsafe<ScheduledTool[]>(
+    `SELECT tenant_id, tool_name FROM (
+       SELECT DISTINCT ON (tenant_id, tool_name) tenant_id, tool_name, schedule_cron, disabled_at
        FROM routes ORDER BY tenant_id, tool_name, revision DESC
      ) latest
+     WHERE latest.disabled_at IS NULL AND latest.schedule_cron IS NOT NULL`,
+  );
+}
+
+/** One tool's current revision, if still enabled and scheduled, with its cursor, its tenant's state and the database's now. */
+async function scheduledRoute(tx: SqlHandle, tool: ScheduledTool, now?: Date): Promise<ScheduledRoute | undefined> {
+  const rows = await tx.unsafe<ScheduledRoute[]>(
+    `SELECT latest.*, t.disabled_at IS NOT NULL AS tenant_disabled, c.last_fire_at, coalesce($3::timestamptz, now()) AS db_now
+     FROM (
+       SELECT id, tenant_id, tool_name, workflow_name, workflow_version, input_schema, schedule_cron, schedule_timezone,
+              schedule_catch_up, schedule_input, schedule_paused, disabled_at
+       FROM routes WHERE tenant_id = $1 AND tool_name = $2 ORDER BY revision DESC LIMIT 1
+     ) latest
+     JOIN tenants t ON t.id = latest.tenant_id
      LEFT JOIN schedule_cursors c ON c.tenant_id = latest.tenant_id AND c.tool_name = latest.tool_name
      WHERE latest.disabled_at IS NULL AND latest.schedule_cron IS NOT NULL`,
-    [now ?? null],
+    [tool.tenant_id, tool.tool_name, now ?? null],
   );
+  return rows[0];
 }

@@ -6,8 +6,8 @@ import { runSchedulerPass } from "./scheduler-pass";
 export type SchedulerTimer = { stop(): Promise<void> };
 
 /**
- * The periodic scheduler. Every process that runs it tries each pass; the pass's lock lets one act
- * (scheduler-pass.ts), so schedules survive any one process's death. A pass in progress is never
+ * The periodic scheduler. Every process that runs it tries each pass; each schedule's lock lets one
+ * act on it (scheduler-pass.ts), so schedules survive any one process's death. A pass in progress is never
  * overlapped, and a failure is logged — it never takes the process down.
  */
 export function startScheduler(params: { sql: postgres.Sql; logger: Logger; intervalMs?: number }): SchedulerTimer {
