@@ -1,12 +1,13 @@
 import type { WorkflowResult } from "@runifold/sdk";
 import type { TaskRecord } from "../tasks";
-import { type Era, taskStatus } from "../tasks";
+import { type Era, statusMessageOf, taskStatus } from "../tasks";
 import { answerableInputRequests } from "./input-capabilities";
 
 /** The base Task fields, per era (`ttlMs`/`pollIntervalMs` vs `ttl`/`pollInterval`). */
 export function taskFields(record: TaskRecord, era: Era) {
   const status = taskStatus(record, era);
-  const statusMessage = describeStatus(record);
+  // What it waits for, in words a model can relay (lib/tasks/status-message.ts): the same in every view.
+  const statusMessage = statusMessageOf(record);
   const base = {
     taskId: record.id,
     status,
@@ -17,13 +18,6 @@ export function taskFields(record: TaskRecord, era: Era) {
   return era === "modern"
     ? { ...base, ttlMs: record.ttlMs, pollIntervalMs: record.pollIntervalMs }
     : { ...base, ttl: record.ttlMs, pollInterval: record.pollIntervalMs };
-}
-
-function describeStatus(record: TaskRecord): string | undefined {
-  if (record.terminal?.error) return record.terminal.error.message;
-  if (record.status === "cancelled") return record.statusMessage ?? "Cancelled";
-  if (record.status === "waiting_input" && record.pendingInputs) return "Waiting for input";
-  return record.progress?.message ?? undefined;
 }
 
 /**

@@ -50,12 +50,18 @@ function waitingForOf(record: TaskRecord, status: TaskStatus): WaitingFor | unde
     return { kind: "input", questions };
   }
   const detail = record.waitDetail;
-  if (record.status === "sleeping" && detail && "timer" in detail) return { kind: "timer", until: detail.timer.wakeAt };
+  if (record.status === "sleeping" && detail && "timer" in detail) return { kind: "timer", until: isoTime(detail.timer.wakeAt) };
   if (record.status === "waiting_signal" && detail && "signal" in detail) {
     const { name, deadline } = detail.signal;
-    return { kind: "signal", name, ...(deadline ? { until: deadline } : {}) };
+    return { kind: "signal", name, ...(deadline ? { until: isoTime(deadline) } : {}) };
   }
   return undefined;
+}
+
+/** The engine stores times as Postgres renders them ("…14.822952+00:00"); handles speak ISO 8601 UTC. */
+function isoTime(stored: string): string {
+  const at = new Date(stored);
+  return Number.isNaN(at.getTime()) ? stored : at.toISOString();
 }
 
 function pollAfter(record: TaskRecord, waitingFor: WaitingFor | undefined, now: Date): number {
