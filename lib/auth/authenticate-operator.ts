@@ -9,6 +9,7 @@ import {
   type ThrottlePolicy,
 } from "../../db/queries/login-throttle";
 import { findOperatorByEmail, normalizeEmail, replacePasswordHash } from "../../db/queries/operators";
+import { rateKeyOfAddress } from "./client-address";
 import { dummyPasswordHash, hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword } from "./passwords";
 import { recordSignInEvent } from "./sign-in-audit";
 
@@ -89,18 +90,20 @@ export async function authenticateOperator(
   const address = params.clientAddress ?? null;
   purgeNowAndThen(sql);
   // Over-long input costs nothing but one counted attempt on the address (no hashing, no email key).
+  // Limits count an IPv6 client by its /64 (rateKeyOfAddress); the audit keeps the full address.
+  const limited = address ? rateKeyOfAddress(address) : null;
   if (params.email.length > MAX_EMAIL_LENGTH || params.password.length > MAX_PASSWORD_LENGTH) {
-    if (address) await reserveLoginAttempt(sql, `addr:${address}`, LOGIN_THROTTLE.address);
+    if (limited) await reserveLoginAttempt(sql, `addr:${limited}`, LOGIN_THROTTLE.address);
     await recordSignInEvent(sql, { action: "auth.login.failure", address, fields: { reason: "too_long" } });
     return { ok: false, reason: "invalid" };
   }
   const email = normalizeEmail(params.email);
   const ref = emailRef(email);
   // The address first: a locked address must not burn the account's own counter.
-  const keys: [string, ThrottlePolicy][] = address
+  const keys: [string, ThrottlePolicy][] = limited
     ? [
-        [`addr:${address}`, LOGIN_THROTTLE.address],
-        [`pair:${address}|${email}`, LOGIN_THROTTLE.pair],
+        [`addr:${limited}`, LOGIN_THROTTLE.address],
+        [`pair:${limited}|${email}`, LOGIN_THROTTLE.pair],
       ]
     : [];
   for (const [key, policy] of keys) {
@@ -125,8 +128,8 @@ export async function authenticateOperator(
   // Verify against a dummy hash when the email is unknown: both paths do the same scrypt work.
   const matches = await verifyPassword(params.password, operator?.password_hash ?? (await dummyPasswordHash()));
   if (operator && matches && !operator.disabled_at) {
-    await clearLoginKeys(sql, [`email:${email}`, ...(address ? [`pair:${address}|${email}`] : [])]);
-    if (address) await refundLoginAttempt(sql, `addr:${address}`);
+    await clearLoginKeys(sql, [`email:${email}`, ...(limited ? [`pair:${limited}|${email}`] : [])]);
+    if (limited) await refundLoginAttempt(sql, `addr:${limited}`);
     if (needsRehash(operator.password_hash)) {
       await replacePasswordHash(sql, { operatorId: operator.id, passwordHash: await hashPassword(params.password) });
     }

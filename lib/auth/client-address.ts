@@ -65,3 +65,21 @@ export function clientAddressFrom(
   const forwardedFor = Array.isArray(raw) ? raw.join(",") : raw;
   return resolveClientAddress({ peer: peerOf(headers)?.peer, forwardedFor, trustedProxies });
 }
+
+/**
+ * The key a per-address limit counts an address under (sign-in throttling, client registration):
+ * an IPv4 address as it is; an IPv6 address by its /64, since one subscriber is usually given a
+ * whole /64 and would otherwise hold 2^64 "addresses" (review F15). The audit keeps the full address.
+ */
+export function rateKeyOfAddress(address: string): string {
+  const bare = address.split("%")[0] as string; // a zone id (fe80::1%eth0) names no other host
+  if (isIP(bare) !== 6) return address;
+  const [head = "", tail] = bare.toLowerCase().split("::");
+  const front = head ? head.split(":") : [];
+  const back = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? front : [...front, ...Array(8 - front.length - back.length).fill("0"), ...back];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`;
+}

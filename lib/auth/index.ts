@@ -2,8 +2,8 @@ export { type DeniedAccess, noteIfDenied, recordAccessDenied } from "./access-de
 export type { Principal, Scope } from "./api-keys";
 export { apiKeyIdOf, createApiKey, isScope, principalOfKey, SCOPES, verifyApiKey } from "./api-keys";
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
-export { authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
-export { clientAddressFrom, parseTrustedProxies, resolveClientAddress } from "./client-address";
+export { accountDelayMs, authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
+export { clientAddressFrom, parseTrustedProxies, rateKeyOfAddress, resolveClientAddress } from "./client-address";
 export {
   ACCESS_TOKEN_PREFIX,
   mintOpaqueToken,

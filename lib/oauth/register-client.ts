@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { SqlHandle } from "@runifold/store";
 import { insertRegisteredClient } from "../../db/queries/oauth-clients";
+import { rateKeyOfAddress } from "../auth";
 import type { RateBuckets } from "../rate-buckets";
 import { auditOAuth } from "./audit-oauth";
 import { checkClientMetadata, metadataDocumentOf } from "./client-metadata";
@@ -28,7 +29,8 @@ export async function handleRegistrationRequest(sql: SqlHandle, request: Request
     // Counted before the body is read: a refused request costs no parsing and writes nothing.
     // 429 with Retry-After (RFC 6585 §4); RFC 7591 §3.2.2 defines only metadata errors, so the
     // body uses RFC 6749's `temporarily_unavailable`.
-    const taken = limit.rate.take(limit.clientAddress ?? "address-unknown");
+    // An IPv6 client counts by its /64 (rateKeyOfAddress, review F15).
+    const taken = limit.rate.take(limit.clientAddress ? rateKeyOfAddress(limit.clientAddress) : "address-unknown");
     if (!taken.ok) {
       return oauthJson(
         { error: "temporarily_unavailable", error_description: "too many client registrations from this address; retry later" },
