@@ -34,6 +34,8 @@ const ZEnv = z
     RUNIFOLD_MAX_WAITS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
     /** Tasks one credential may create per minute per process (a token bucket: a minute's worth in a burst); then a tool error. */
     RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    /** The same for every credential of one tenant together (review F16), per process; then a tool error. */
+    RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(3_000),
     /** How often each web process (and app-hosted worker) attempts a retention pass (one cleaner acts at a time). */
     RUNIFOLD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     /**

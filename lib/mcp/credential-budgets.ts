@@ -11,14 +11,25 @@ export const DEFAULT_MAX_STREAMS_PER_KEY = 100;
 export const DEFAULT_MAX_WAITS_PER_KEY = 100;
 /** RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY's default: 10 a second sustained, a minute's worth in a burst. */
 export const DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY = 600;
-/** The per-credential budgets of one web process (security review M4); shared by its POST and GET handlers. */
-export type CredentialLimits = { streams: CredentialSlots; waits: CredentialSlots; creates: RateBuckets };
+/**
+ * RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT's default: every credential of a tenant together
+ * (review F16: members mint keys and grants without limit, so a per-key budget alone multiplies).
+ */
+export const DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT = 3_000;
+/** The per-credential (and per-tenant) budgets of one web process (security review M4); shared by its POST and GET handlers. */
+export type CredentialLimits = {
+  streams: CredentialSlots;
+  waits: CredentialSlots;
+  creates: RateBuckets;
+  tenantCreates: RateBuckets;
+};
 
 export function createCredentialLimits(
   config: {
     maxStreamsPerKey?: number;
     maxWaitsPerKey?: number;
     maxTaskCreatesPerMinutePerKey?: number;
+    maxTaskCreatesPerMinutePerTenant?: number;
     /** The creation bucket's clock (tests move it instead of waiting a minute). */
     now?: () => number;
   } = {},
@@ -27,5 +38,9 @@ export function createCredentialLimits(
     streams: new CredentialSlots(config.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY),
     waits: new CredentialSlots(config.maxWaitsPerKey ?? DEFAULT_MAX_WAITS_PER_KEY),
     creates: new RateBuckets(config.maxTaskCreatesPerMinutePerKey ?? DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_KEY, config.now),
+    tenantCreates: new RateBuckets(
+      config.maxTaskCreatesPerMinutePerTenant ?? DEFAULT_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT,
+      config.now,
+    ),
   };
 }

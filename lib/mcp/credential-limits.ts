@@ -69,14 +69,17 @@ function refuse(what: string, cap: number): never {
 export function takeTaskCreation(deps: McpDeps, call: McpCall): (WorkflowResult & { isError: true }) | undefined {
   const limits = limitsOf(deps);
   const taken = limits.creates.take(call.principal.keyId);
-  if (taken.ok) return undefined;
+  if (!taken.ok) return tooMany(`this credential may create ${limits.creates.perMinute} tasks a minute`, taken.retryAfterSeconds);
+  // Every credential of the tenant together (review F16): new keys or grants do not multiply it.
+  const tenant = limits.tenantCreates.take(call.principal.tenantId);
+  if (!tenant.ok)
+    return tooMany(`this tenant may create ${limits.tenantCreates.perMinute} tasks a minute`, tenant.retryAfterSeconds);
+  return undefined;
+}
+
+function tooMany(rule: string, retryAfterSeconds: number): WorkflowResult & { isError: true } {
   return {
-    content: [
-      {
-        type: "text",
-        text: `Too many tasks created: this credential may create ${limits.creates.perMinute} tasks a minute. Retry in ${taken.retryAfterSeconds}s.`,
-      },
-    ],
+    content: [{ type: "text", text: `Too many tasks created: ${rule}. Retry in ${retryAfterSeconds}s.` }],
     isError: true,
   };
 }

@@ -48,6 +48,7 @@ function webCredentialLimits(): CredentialLimits {
     maxStreamsPerKey: env.RUNIFOLD_MAX_STREAMS_PER_KEY,
     maxWaitsPerKey: env.RUNIFOLD_MAX_WAITS_PER_KEY,
     maxTaskCreatesPerMinutePerKey: env.RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY,
+    maxTaskCreatesPerMinutePerTenant: env.RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT,
   });
   return limits;
 }
