@@ -17,8 +17,12 @@ export const tombstones = pgTable(
     resultDigest: text("result_digest"),
     purgeEpoch: bigint("purge_epoch", { mode: "number" }).notNull(),
   },
-  // serves: the UI's tombstone list per tenant, newest first
-  (t) => [index("tombstones_tenant_purged_idx").on(t.tenantId, t.purgedAt.desc())],
+  (t) => [
+    // serves: the UI's tombstone list per tenant, newest first
+    index("tombstones_tenant_purged_idx").on(t.tenantId, t.purgedAt.desc()),
+    // serves: the retention pass's purge of tombstones past their own retention, oldest first
+    index("tombstones_purged_idx").on(t.purgedAt),
+  ],
 );
 
 /** The fencing token of the retention control plane: one row, its epoch bumped by each new cleaner. */
@@ -29,7 +33,7 @@ export const retentionFence = pgTable("retention_fence", {
   acquiredAt: timestamp("acquired_at", { withTimezone: true }),
 });
 
-/** A record of every cleaner run, for operators. */
+/** A record of every cleaner run, for operators; kept 90 days (lib/retention/purge-history.ts). */
 export const retentionRuns = pgTable("retention_runs", {
   id: uuid("id").primaryKey().defaultRandom(),
   epoch: bigint("epoch", { mode: "number" }).notNull(),

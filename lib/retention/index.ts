@@ -2,6 +2,7 @@
 
 export { describeRetentionReport } from "./describe";
 export { countPurgeable, NONCE_GRACE_MS, purgeBatch } from "./purge-batch";
+export { purgeRetentionHistory } from "./purge-history";
 export type { RetentionRunStatus } from "./retention-log";
 export {
   DEFAULT_RETENTION_BATCH,

@@ -159,8 +159,10 @@ describe("the runtime role (M7)", () => {
     expect(await refusal(app`DELETE FROM tombstones`)).toBe("42501");
     expect(await refusal(app`DELETE FROM runifold_migrations`)).toBe("42501");
     expect((await app`SELECT count(*)::int AS n FROM runifold_migrations`)[0]?.n).toBeGreaterThan(0);
-    // Retention still removes old audit events.
+    // Retention still removes old audit events, and tombstones past their retention through the
+    // one function that may (never one younger than 30 days: tests/retention/growth.test.ts).
     expect(await refusal(app`DELETE FROM audit_events WHERE action = 'rt.probe'`)).toBeUndefined();
+    expect(await refusal(app`SELECT runifold_purge_tombstones(interval '365 days', 10)`)).toBeUndefined();
   });
 
   it("answers another tenant's run as not found on the tenant-scoped write paths", async () => {

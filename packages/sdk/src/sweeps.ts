@@ -5,6 +5,7 @@ import { expireRuns } from "./ops/expire-runs";
 import { markStrandedRuns } from "./ops/mark-stranded-runs";
 import { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
 import { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
+import { pruneWorkerRegistrations } from "./ops/register-worker";
 
 /** How long a due timer may wait for a claim before it is queued with the backlog (promote-due-runs.ts). */
 const TIMER_PROMOTION_MS = 1_000;
@@ -14,7 +15,7 @@ const TIMER_PROMOTION_MS = 1_000;
  * are idempotent, so no coordination is needed): runs past their own timeout end `failed` wherever
  * they are parked; expired leases are marked claimable and timers a claim left due for a second
  * are queued (promote-due-runs.ts); runs no online worker serves get a status message saying so;
- * expired idempotency keys are deleted. A pass never overlaps the previous one, and a failure is logged,
+ * expired idempotency keys and registrations a week past their last heartbeat are deleted. A pass never overlaps the previous one, and a failure is logged,
  * never thrown: it must not take the worker down.
  */
 export function startSweeps(params: {
@@ -46,6 +47,7 @@ export function startSweeps(params: {
       if (slow) {
         await markStrandedRuns(sql, { afterMs: strandedAfterMs });
         await pruneIdempotencyKeys(sql);
+        await pruneWorkerRegistrations(sql);
       }
     })()
       .catch((error) => logger.warn("sweep failed", { error: coerceError(error).message }))

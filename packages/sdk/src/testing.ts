@@ -10,6 +10,7 @@ export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export { finishRun, finishRuns } from "./ops/finish-run";
 export { notifyAfterCommit } from "./ops/notify-after-commit";
 export { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
+export { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
 export { renewLease } from "./ops/renew-lease";
 export { reportProgress } from "./ops/report-progress";
 export type {

@@ -37,3 +37,20 @@ export async function fleetSlots(sql: SqlHandle): Promise<number> {
   );
   return rows[0]?.slots ?? 0;
 }
+
+/** How long a registration is kept after its last heartbeat (the workers page and diagnosis read recent ones only). */
+export const WORKER_REGISTRATION_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+/**
+ * Deletes registrations whose last heartbeat is older than WORKER_REGISTRATION_RETENTION_MS: one row
+ * per worker start (a random id) was kept forever (review 3, E10). Stopped or crashed alike; an
+ * online worker heartbeats every few seconds, so it is never one of them. Run by every worker's slow
+ * sweep. Returns how many went.
+ */
+export async function pruneWorkerRegistrations(sql: SqlHandle): Promise<number> {
+  const result = await sql.unsafe(
+    "DELETE FROM worker_registrations WHERE heartbeat_at < now() - make_interval(secs => $1 / 1000.0)",
+    [WORKER_REGISTRATION_RETENTION_MS],
+  );
+  return result.count;
+}
