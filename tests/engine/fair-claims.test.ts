@@ -1,5 +1,5 @@
 import { createRegistry, createRun, createWorker, defineWorkflow, silentLogger, type Worker } from "@runifold/sdk";
-import { claimRuns } from "@runifold/sdk/testing";
+import { claimRuns, promoteDueTimers } from "@runifold/sdk/testing";
 import type postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -144,6 +144,27 @@ describe("fair claiming across tenants", () => {
     expect(lastB).toBeGreaterThanOrEqual(0);
     expect(lastB).toBeLessThan(15);
     expect(order.filter((id) => aRuns.includes(id)).length).toBeLessThan(aRuns.length);
+  });
+
+  it("shares a herd of due timers across tenants once the sweep has queued it", async () => {
+    const KEY = "fair_herd@1";
+    const a = await tenant("fair-herd-a");
+    const b = await tenant("fair-herd-b");
+    const sleeping = (tenantId: string, count: number, dueAgo: string) => db.sql`
+      INSERT INTO runs (id, tenant_id, workflow_name, workflow_version, workflow_key, status, input, origin, checkpoints, claimable_at)
+      SELECT gen_random_uuid(), ${tenantId}, 'fair_herd', 1, ${KEY}, 'sleeping', '{}', 'engine', 1,
+             now() - ${dueAgo}::interval - g * interval '1 ms'
+      FROM generate_series(1, ${count}) g RETURNING id`;
+    await sleeping(a, 50, "10 seconds"); // one tenant's timers, all due at once
+    const [bTimer] = await sleeping(b, 1, "5 seconds"); // due a moment later
+    const claim = () => claimRuns(db.sql, { workerId: "w", workflowKeys: [KEY], limit: 1, leaseMs: 10_000 });
+    // Straight from the timer index, oldest first: B's timer is behind A's herd.
+    expect((await claim()).map((r) => r.tenant_id)).toEqual([a]);
+    // The sweep queues timers left due for a second; from then on they are shared like any backlog.
+    expect(await promoteDueTimers(db.sql, { workflowKeys: [KEY], afterMs: 1_000 })).toBe(50);
+    const next = await claim();
+    expect(next.map((r) => r.id)).toEqual([bTimer?.id]);
+    expect(next[0]?.claimed_from).toBe("queued");
   });
 
   it("leaves a disabled tenant's runs queued and runs them once it is enabled again", async () => {
