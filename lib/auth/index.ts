@@ -18,6 +18,6 @@ export type { OperatorContext, SessionClaims } from "./operator-context";
 export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
 export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";
 export type { Operator, RequireOperatorOptions } from "./require-operator";
-export { PasswordChangeRequired, requireOperator } from "./require-operator";
+export { assertSameOrigin, PasswordChangeRequired, requireOperator } from "./require-operator";
 export type { SsoClaims, SsoOutcome, SsoRefusal, SsoSettings } from "./sso-sign-in";
 export { SSO_REFUSALS, signInWithSso } from "./sso-sign-in";

@@ -83,7 +83,7 @@ describe("console access-control failures are logged (review F10)", () => {
 
 describe("same-origin check (review F13)", () => {
   it("a client-sent X-Forwarded-Host does not make a cross-site Origin same-origin; RUNIFOLD_PUBLIC_URL still does", async () => {
-    const { assertSameOrigin } = await import("../../lib/auth/require-operator");
+    const { assertSameOrigin } = await import("../../lib/auth");
     const spoofed = new Headers({ host: "console.test", origin: "http://evil.example", "x-forwarded-host": "evil.example" });
     expect(() => assertSameOrigin(spoofed, [])).toThrow("Cross-site request refused.");
     // Behind a proxy that rewrites Host, the public URL is what the browser's Origin matches.

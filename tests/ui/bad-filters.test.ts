@@ -1,9 +1,9 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireOperator } from "../../lib/auth";
 import { handleAuditCsv } from "../../lib/ui/handlers/audit-handlers";
 import { handleTaskList } from "../../lib/ui/handlers/task-handlers";
 import { presentAuditPage } from "../../lib/ui/presenters/audit";
-import { requireOperator } from "../../lib/auth";
 import { freshDatabase } from "../helpers/db";
 import { contextFor, makeOperator } from "./helpers";
 
@@ -49,7 +49,11 @@ describe("NUL in console filters (review F11)", () => {
       expect([name, response.status]).toEqual([name, 400]);
     }
     expect(await sql`SELECT 1 FROM audit_events WHERE action = 'audit.export'`).toHaveLength(0);
-    const view = await presentAuditPage(sql, await requireOperator(contextFor(sql, adminId)), new URLSearchParams({ actor: NUL }));
+    const view = await presentAuditPage(
+      sql,
+      await requireOperator(contextFor(sql, adminId)),
+      new URLSearchParams({ actor: NUL }),
+    );
     expect(view.error).toMatch(/U\+0000/);
   });
 });

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type postgres from "postgres";
-import { CHANNELS } from "../channels";
 import { silentLogger } from "../logger";
 import { createRun } from "../ops/create-run";
 import { provideInputForTenant } from "../ops/provide-input";
