@@ -51,12 +51,15 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall, readAlready?: 
 
   // One JSON-RPC message per POST, except the batches 2025-03-26 requires (legacy/batch.ts);
   // 2025-06-18 removed batching, and the modern era never had it.
-  if (Array.isArray(body) && acceptsBatches(call.request.headers) && !shape.hasNul) {
+  // The session is attached first: its negotiated version decides when no header does (D13).
+  if (Array.isArray(body) && !shape.hasNul) {
     const inSession = await guard(deps, null, () => attachSession(deps, call, body));
     if (inSession instanceof Response) return inSession;
-    return handleLegacyBatch(deps, inSession, body, (d, c, message) =>
-      guard(d, isRecord(message) ? validId(message.id) : null, () => handleLegacyMessage(d, c, message)),
-    );
+    if (acceptsBatches(call.request.headers, inSession.session)) {
+      return handleLegacyBatch(deps, inSession, body, (d, c, message) =>
+        guard(d, isRecord(message) ? validId(message.id) : null, () => handleLegacyMessage(d, c, message)),
+      );
+    }
   }
   if (!isRecord(body))
     return jsonResponse(rpcError(null, RPC.invalidRequest, "Invalid Request: expected one JSON-RPC object"), 400);

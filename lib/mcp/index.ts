@@ -4,5 +4,6 @@ export { type CredentialLimits, createCredentialLimits } from "./credential-budg
 export { isModernMessage } from "./era";
 export { MAX_BODY_BYTES, readMcpBody } from "./handle-mcp-request";
 export { jsonAnswerOf } from "./json-rpc";
+export { ABANDONED_ROUND_REASON, cancelAbandonedRounds } from "./modern/abandoned-rounds";
 export { createMcpSessionDeleteHandler } from "./session-delete";
 export { createMcpStandaloneStreamHandler } from "./standalone-get";

@@ -119,7 +119,18 @@ export async function issueRequestState(
   answers?: Record<string, InputResponse>,
   runId?: string,
 ): Promise<string> {
-  return signRequestState(await stateSecret(sql), requestStateClaims(params, Date.now(), answers, runId));
+  return (await issueRequestStateWithClaims(sql, params, answers, runId)).state;
+}
+
+/** issueRequestState, with the claims it signed (the nonce and expiry a caller records). */
+export async function issueRequestStateWithClaims(
+  sql: SqlHandle,
+  params: StateCall,
+  answers?: Record<string, InputResponse>,
+  runId?: string,
+): Promise<{ state: string; claims: StateClaims }> {
+  const claims = requestStateClaims(params, Date.now(), answers, runId);
+  return { state: signRequestState(await stateSecret(sql), claims), claims };
 }
 
 const invalidState = () => new McpError(RPC.invalidParams, "Invalid or expired requestState");

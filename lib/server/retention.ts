@@ -2,6 +2,7 @@ import os from "node:os";
 import { createLogger } from "@runifold/sdk";
 import { purgeAuditTrail } from "../admin";
 import { readEnv } from "../env";
+import { cancelAbandonedRounds } from "../mcp";
 import { purgeExpiredOAuthState } from "../oauth";
 import { purgeRetentionHistory, startRetentionTimer } from "../retention";
 import { getSql } from "./db";
@@ -11,7 +12,8 @@ import { getSql } from "./db";
  * instance tries; the cleaner's advisory lock lets one act per round (docs/retention.md). Workers
  * are a team's own `runifold-worker` processes and know nothing of retention, so the server runs it.
  * After each pass: expired OAuth state, audit events older than RUNIFOLD_AUDIT_RETENTION_DAYS,
- * tombstones older than RUNIFOLD_TOMBSTONE_RETENTION_DAYS and the cleaner's passes older than 90 days.
+ * tombstones older than RUNIFOLD_TOMBSTONE_RETENTION_DAYS and the cleaner's passes older than 90 days,
+ * and the runs of MRTR rounds their clients abandoned (lib/mcp cancelAbandonedRounds, review3 D3).
  */
 export function startWebRetention(): void {
   const env = readEnv();
@@ -23,6 +25,7 @@ export function startWebRetention(): void {
     alsoPurge: [
       { name: "oauth", purge: () => purgeExpiredOAuthState(getSql()) },
       { name: "audit", purge: () => purgeAuditTrail(getSql(), { retentionDays: env.RUNIFOLD_AUDIT_RETENTION_DAYS }) },
+      { name: "mrtr", purge: () => cancelAbandonedRounds(getSql()) },
       {
         name: "tombstones",
         purge: () => purgeRetentionHistory(getSql(), { tombstoneRetentionDays: env.RUNIFOLD_TOMBSTONE_RETENTION_DAYS }),

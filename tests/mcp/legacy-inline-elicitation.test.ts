@@ -8,6 +8,11 @@ import { readSse } from "../helpers/sse";
 import { startTwoWebStack, type TwoWebStack } from "../helpers/two-web-stack";
 import { holdsFor } from "../helpers/wait-for";
 
+/** An elicitation/create ID the server sent for this run's key (`rf-ask:<run>:<stream tag>:<key>`). */
+function askedFor(runId: string, key: string, id: unknown): boolean {
+  return typeof id === "string" && new RegExp(`^rf-ask:${runId}:[\\w-]+:${key}$`).test(id);
+}
+
 /**
  * Human input on the ordinary path, legacy era: a tools/call WITHOUT task augmentation from a
  * client whose session declared elicitation is answered as an SSE stream carrying the run's
@@ -81,7 +86,7 @@ describe("legacy ordinary path with inline elicitation", () => {
       expect(run).toMatchObject({ origin: "ordinary", status: "completed" });
       expect(await answeredBy(run.id)).toMatchObject({ answered_by: actor(), response: { action: "accept" } });
       // The question's JSON-RPC ID names the run and the input key (any instance can route the answer).
-      const answer = log.find((entry) => (entry.message as { id?: unknown })?.id === `rf-input:${run.id}:decision`);
+      const answer = log.find((entry) => askedFor(run.id, "decision", (entry.message as { id?: unknown })?.id));
       expect(answer?.message).toMatchObject({ result: { action: "accept", content: { decision: "approve" } } });
     } finally {
       await close();
@@ -108,7 +113,7 @@ describe("legacy ordinary path with inline elicitation", () => {
       const result = await client.callTool({ name: "approve_expense", arguments: { expense_id: "IN-2", amount: 7 } });
       expect(result).toMatchObject({ isError: true, structuredContent: { decision: "rejected" } });
       const run = await runOf("IN-2");
-      const answers = sent.filter((entry) => entry.body.id === `rf-input:${run.id}:decision`);
+      const answers = sent.filter((entry) => askedFor(run.id, "decision", entry.body.id));
       expect(answers.map((entry) => entry.target)).toEqual([b.url]);
       expect(sent.find((entry) => entry.body.method === "tools/call")?.target).toBe(a.url);
       expect(await answeredBy(run.id)).toMatchObject({ answered_by: actor() });
@@ -125,7 +130,7 @@ describe("legacy ordinary path with inline elicitation", () => {
       const run = await runOf("IN-3");
       expect((result.content as { text: string }[])[0]?.text).toContain(run.id);
       // Nothing was asked, so the client sent no answer (the SDK answers any request it gets).
-      expect(log.filter((entry) => String((entry.message as { id?: unknown })?.id).startsWith("rf-input:"))).toEqual([]);
+      expect(log.filter((entry) => String((entry.message as { id?: unknown })?.id).startsWith("rf-ask:"))).toEqual([]);
       expect(run.status).toBe("waiting_input");
     } finally {
       await close();
@@ -158,7 +163,7 @@ describe("legacy ordinary path with inline elicitation", () => {
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
     const ask = await stream.next((event) => event.method === "elicitation/create");
     const run = await runOf("IN-4");
-    expect(ask.id).toBe(`rf-input:${run.id}:decision`);
+    expect(askedFor(run.id, "decision", ask.id)).toBe(true);
     // Not a task: no related-task metadata on the question.
     expect(ask.params._meta).toBeUndefined();
     await answerPendingInput(db.sql, {

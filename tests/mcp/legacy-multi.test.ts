@@ -68,7 +68,7 @@ describe("legacy leg across instances", () => {
       });
       expect((await client.experimental.tasks.getTask(taskId)).status).toBe("failed");
       const streamed = log.find((entry) => (entry.message as { method?: string })?.method === "tasks/result");
-      const answer = log.find((entry) => String((entry.message as { id?: unknown })?.id).startsWith("rf-input:"));
+      const answer = log.find((entry) => String((entry.message as { id?: unknown })?.id).startsWith("rf-ask:"));
       expect(streamed && answer).toBeTruthy();
       expect(answer?.target).not.toBe(streamed?.target);
       expect(new Set(log.map((entry) => entry.target)).size).toBe(2);

@@ -294,7 +294,11 @@ describe("legacy leg on the wire", () => {
       await stream.next((e) => e.method === "elicitation/create"),
       await stream.next((e) => e.method === "elicitation/create"),
     ];
-    expect(asks.map((a) => a.id).sort()).toEqual([`rf-input:${taskId}:confirm`, `rf-input:${taskId}:name`]);
+    // Each names the task and the key, under this stream's tag (a fresh ID per stream: review3 D9).
+    expect(asks.map((a) => a.id).sort()).toEqual([
+      expect.stringMatching(new RegExp(`^rf-ask:${taskId}:[\\w-]+:confirm$`)),
+      expect.stringMatching(new RegExp(`^rf-ask:${taskId}:[\\w-]+:name$`)),
+    ]);
     for (const ask of asks) expect(ask.params._meta).toEqual({ [RELATED]: { taskId } });
 
     // Another tenant's key, or another key of this tenant, answering (same ID) is ignored exactly like an unknown ID: 202, no effect.

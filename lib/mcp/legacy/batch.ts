@@ -1,5 +1,6 @@
 import { jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { requestVersion } from "./protocol-version";
 
 /** Versions whose transport requires receiving JSON-RPC batches; a request without a version header is 2025-03-26. */
 const BATCH_VERSIONS = new Set(["2025-03-26", "2024-11-05"]);
@@ -9,12 +10,20 @@ export const MAX_BATCH_MESSAGES = 50;
 /**
  * 2025-03-26 basic/index.mdx: implementations "MUST support receiving JSON-RPC batches", and
  * 2025-03-26 transports.mdx lets a POST body be an array of requests, notifications or responses.
- * This server negotiates 2025-03-26 and assumes it when no MCP-Protocol-Version header is sent, so
- * those requests get batches; 2025-06-18 removed batching, and from then on an array is -32600.
+ * This server negotiates 2025-03-26 and assumes it when no MCP-Protocol-Version header is sent and
+ * no session says otherwise (protocol-version.ts requestVersion), so those requests get batches;
+ * 2025-06-18 removed batching, and from then on an array is -32600.
  */
-export function acceptsBatches(headers: Headers): boolean {
-  const version = headers.get("mcp-protocol-version");
-  return version === null || BATCH_VERSIONS.has(version.trim());
+export function acceptsBatches(headers: Headers, session?: { protocolVersion: string }): boolean {
+  return BATCH_VERSIONS.has(requestVersionOrUnsupported(headers, session));
+}
+
+function requestVersionOrUnsupported(headers: Headers, session?: { protocolVersion: string }): string {
+  try {
+    return requestVersion(headers, session);
+  } catch {
+    return "unsupported";
+  }
 }
 
 /**

@@ -1,17 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { elicitationRequestId, parseElicitationRequestId } from "./elicitation-ids";
+import { answerAddress, elicitationRequestId, newStreamTag, parseElicitationRequestId } from "./elicitation-ids";
 
 const TASK = "3f1d2c4b-1111-4222-8333-444455556666";
 
 describe("elicitation request IDs", () => {
-  it("are derived from task and key alone, so any instance routes the answer and a re-send reuses the ID", () => {
-    expect(elicitationRequestId(TASK, "decision")).toBe(`rf-input:${TASK}:decision`);
-    expect(elicitationRequestId(TASK, "decision")).toBe(elicitationRequestId(TASK, "decision"));
+  it("differ per stream (a re-sent question never reuses an ID in its session) and name task and key", () => {
+    const [a, b] = [newStreamTag(), newStreamTag()];
+    expect(a).not.toBe(b);
+    expect(elicitationRequestId(TASK, "decision", a)).toBe(`rf-ask:${TASK}:${a}:decision`);
+    expect(elicitationRequestId(TASK, "decision", a)).not.toBe(elicitationRequestId(TASK, "decision", b));
   });
 
-  it("parse back to task and key, keys with colons included", () => {
-    for (const key of ["decision", "a:b:c", "ünïcode", "x".repeat(200)])
-      expect(parseElicitationRequestId(elicitationRequestId(TASK, key)), key).toEqual({ taskId: TASK, key });
+  it("parse back to task and key, keys with colons included; so does the stable answer address", () => {
+    for (const key of ["decision", "a:b:c", "ünïcode", "x".repeat(200)]) {
+      expect(parseElicitationRequestId(elicitationRequestId(TASK, key, newStreamTag())), key).toEqual({ taskId: TASK, key });
+      expect(parseElicitationRequestId(answerAddress(TASK, key)), key).toEqual({ taskId: TASK, key });
+    }
+    expect(answerAddress(TASK, "decision")).toBe(`rf-input:${TASK}:decision`);
   });
 
   it("refuse anything that is not one of ours", () => {
@@ -28,6 +33,10 @@ describe("elicitation request IDs", () => {
       "rf-input:not-a-uuid:decision",
       `rf-input:${TASK.toUpperCase().replace(/-/g, "")}:decision`,
       `rf-input:${TASK}:${"k".repeat(1_000)}`,
+      `rf-ask:${TASK}:decision`,
+      `rf-ask:${TASK}:bad tag:decision`,
+      `rf-ask:${TASK}:tag:`,
+      "rf-ask:not-a-uuid:tag:decision",
     ];
     for (const id of refused) expect(parseElicitationRequestId(id), String(id).slice(0, 60)).toBeUndefined();
   });

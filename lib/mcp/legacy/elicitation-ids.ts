@@ -1,22 +1,51 @@
+import { randomBytes } from "node:crypto";
 import { isUuid } from "@runifold/store";
 
 /**
- * JSON-RPC IDs of the `elicitation/create` requests a task's input requests go out as. They are
- * derived from task + input key, never from per-process counters, so:
- *  - the client's response can be routed by ANY web instance (stateless, round-robin, restarts);
- *  - re-sending an outstanding question on a new tasks/result stream reuses the same ID, and a
- *    second answer to it is simply ignored (first answer wins in provideInput).
- * Task IDs are UUIDs (no colon), so everything after the second colon is the key.
+ * JSON-RPC IDs of the `elicitation/create` requests a task's input requests go out as:
+ * `rf-ask:<task>:<stream tag>:<key>`. They name the task and the key, so the client's response is
+ * routed by ANY web instance (stateless, round-robin, restarts), and they carry the tag of the
+ * stream that sent them (one per stream, `newStreamTag`), so a question re-sent on a re-opened
+ * stream of the same session goes out under a fresh ID: "The request ID MUST NOT have been
+ * previously used by the requestor within the same session" (2025-11-25 basic/index.mdx; review3
+ * D9). Each stream sends a key at most once, so the IDs of one session never repeat. An answer to
+ * an older ID of the same question is still an answer to it (first answer wins in provideInput).
+ *
+ * `rf-input:<task>:<key>` (no tag) is the question's stable ANSWER ADDRESS: a client that learned a
+ * task's questions from tasks/get or the CLI may POST its JSON-RPC response to it without having
+ * received the request (packages/client's legacy updateTask does). The server never sends it.
+ * Task IDs are UUIDs and tags base64url, neither with a colon: everything after them is the key.
  */
-const PREFIX = "rf-input:";
+const ASK = "rf-ask:";
+const ADDRESS = "rf-input:";
+const MAX_ID_CHARS = 1_000;
 
-export function elicitationRequestId(taskId: string, key: string): string {
-  return `${PREFIX}${taskId}:${key}`;
+/** A fresh tag for one stream's questions (72 random bits, base64url). */
+export function newStreamTag(): string {
+  return randomBytes(9).toString("base64url");
+}
+
+export function elicitationRequestId(taskId: string, key: string, streamTag: string): string {
+  return `${ASK}${taskId}:${streamTag}:${key}`;
+}
+
+/** The question's stable answer address (never sent by the server). */
+export function answerAddress(taskId: string, key: string): string {
+  return `${ADDRESS}${taskId}:${key}`;
 }
 
 export function parseElicitationRequestId(id: unknown): { taskId: string; key: string } | undefined {
-  if (typeof id !== "string" || !id.startsWith(PREFIX) || id.length > 1_000) return undefined;
-  const rest = id.slice(PREFIX.length);
+  if (typeof id !== "string" || id.length > MAX_ID_CHARS) return undefined;
+  if (id.startsWith(ADDRESS)) return taskAndKey(id.slice(ADDRESS.length));
+  if (!id.startsWith(ASK)) return undefined;
+  const rest = id.slice(ASK.length);
+  const first = rest.indexOf(":");
+  const second = first < 0 ? -1 : rest.indexOf(":", first + 1);
+  if (second < 0 || !/^[A-Za-z0-9_-]+$/.test(rest.slice(first + 1, second))) return undefined;
+  return taskAndKey(`${rest.slice(0, first)}:${rest.slice(second + 1)}`);
+}
+
+function taskAndKey(rest: string): { taskId: string; key: string } | undefined {
   const colon = rest.indexOf(":");
   if (colon < 0) return undefined;
   const taskId = rest.slice(0, colon);

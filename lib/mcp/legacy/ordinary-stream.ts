@@ -7,7 +7,7 @@ import { openSse, type SseStream } from "../sse";
 import { ordinaryAnswer, syncDeadlineMs } from "../tool-invocation";
 import { isTerminalRecord } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId } from "./elicitation-ids";
+import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
 import { inlineClock } from "./inline-clock";
 import { cancelledByClient, forgetAnsweredCall } from "./ordinary-cancel";
 import { sessionCanAsk } from "./session";
@@ -73,6 +73,8 @@ async function follow(
   const session = call.session;
   if (!session) return sse.close();
   const asked = new Set<string>();
+  // This stream's questions go out under IDs of their own (elicitation-ids.ts, review3 D9).
+  const streamTag = newStreamTag();
   const clock = inlineClock(syncDeadlineMs(route));
   // Past the clock the answer is the task handle where the tenant offers handles (tool-invocation.ts).
   const handles = await tenantOffersHandles(deps.sql, call.principal.tenantId);
@@ -102,7 +104,7 @@ async function follow(
     const pending = record.pendingInputs ?? {};
     const gone = [...asked].filter((key) => !(key in pending));
     for (const key of gone) asked.delete(key);
-    await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone });
+    await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, streamTag });
     if (isTerminalRecord(record)) {
       // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
       if (cancelledByClient(record)) return sse.close();
@@ -121,7 +123,12 @@ async function follow(
       const request = pending[key];
       if (sse.closed || !request || asked.has(key)) continue;
       asked.add(key);
-      sse.send({ jsonrpc: "2.0", id: elicitationRequestId(taskId, key), method: request.method, params: request.params });
+      sse.send({
+        jsonrpc: "2.0",
+        id: elicitationRequestId(taskId, key, streamTag),
+        method: request.method,
+        params: request.params,
+      });
     }
     await ledger.renewIfDue();
     const outstanding = Object.keys(pending).some((key) => asked.has(key));

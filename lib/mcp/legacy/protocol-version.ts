@@ -5,8 +5,10 @@ import { LEGACY_PROTOCOL_VERSIONS } from "../server-info";
 export const TASKS_PROTOCOL_VERSION = "2025-11-25";
 
 /**
- * Streamable HTTP (2025-06-18 and later): without an `MCP-Protocol-Version` header, and with no other
- * way to tell (we keep no sessions), the server SHOULD assume 2025-03-26.
+ * Streamable HTTP (2025-06-18 and later): without an `MCP-Protocol-Version` header, "and has no other
+ * way to identify the version — for example, by relying on the protocol version negotiated during
+ * initialization", the server SHOULD assume 2025-03-26. A request in a session has that other way:
+ * the version its initialize negotiated (review3 D13).
  */
 const VERSION_WITHOUT_HEADER = "2025-03-26";
 
@@ -22,12 +24,13 @@ export function negotiateVersion(requested: unknown): string {
 }
 
 /**
- * The version this (stateless) request speaks, from its header. An unsupported value is refused
- * with 400 (basic/transports "Protocol Version Header": the server MUST respond 400 Bad Request).
+ * The version this request speaks: its header; without one, its session's negotiated version; else
+ * 2025-03-26. An unsupported header value is refused with 400 (basic/transports "Protocol Version
+ * Header": the server MUST respond 400 Bad Request).
  */
-export function requestVersion(headers: Headers): string {
+export function requestVersion(headers: Headers, session?: { protocolVersion: string }): string {
   const raw = headers.get("mcp-protocol-version");
-  if (raw === null) return VERSION_WITHOUT_HEADER;
+  if (raw === null) return session?.protocolVersion ?? VERSION_WITHOUT_HEADER;
   const version = raw.trim();
   if (!(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
     throw new McpError(

@@ -8,7 +8,7 @@ import { META } from "../server-info";
 import { openSse } from "../sse";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId } from "./elicitation-ids";
+import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
 import { serialRounds } from "./serial-rounds";
 import { sessionCanAsk } from "./session";
 import { terminalAnswer } from "./terminal-answer";
@@ -48,6 +48,8 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   // Nothing awaited from here to sse.onClose, so the slot cannot leak (credential-limits.ts: 429 when full).
   const release = holdStream(deps, call);
   const sse = openSse(call.signal);
+  // This stream's questions go out under IDs of their own (elicitation-ids.ts, review3 D9).
+  const streamTag = newStreamTag();
   sse.onClose(release);
   const relatedTask = { [META.relatedTask]: { taskId } };
   const askedKeys = new Set<string>();
@@ -105,7 +107,7 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
       askedKeys.add(key);
       sse.send({
         jsonrpc: "2.0",
-        id: elicitationRequestId(taskId, key),
+        id: elicitationRequestId(taskId, key, streamTag),
         method: request.method,
         params: { ...request.params, _meta: relatedTask },
       });
@@ -133,7 +135,13 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
     const gone = [...askedKeys].filter((key) => !(key in (record.pendingInputs ?? {})));
     for (const key of gone) askedKeys.delete(key);
     if (ledger && gone.length > 0)
-      await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, meta: relatedTask });
+      await withdrawQuestions(sse, ledger, {
+        actor: call.principal.actor,
+        runId: taskId,
+        keys: gone,
+        streamTag,
+        meta: relatedTask,
+      });
     publish(record);
     if (sse.closed) return;
     await sendProgress(record);

@@ -48,7 +48,7 @@ export async function handleLegacyMessage(deps: McpDeps, call: McpCall, message:
   requireMethodScopes(call.principal, message.method);
   const params = (message.params ?? {}) as Record<string, unknown>;
   if (message.method === "initialize") return initializeResponse(deps, call, id, params);
-  const version = requestVersion(call.request.headers);
+  const version = requestVersion(call.request.headers, call.session);
   if (message.method === "tasks/result") return tasksResult(deps, call, id, params);
   // A tools/call may answer as an SSE stream (questions asked inline, tools-call.ts): then it is the Response.
   const result = await dispatch(deps, call, id, message.method, params, version);

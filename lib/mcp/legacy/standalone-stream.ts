@@ -7,7 +7,7 @@ import { META } from "../server-info";
 import { openSse } from "../sse";
 import { readBoundTask } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId } from "./elicitation-ids";
+import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
 import { serialRounds } from "./serial-rounds";
 import { sessionCanAsk, sessionMayElicit } from "./session";
 import type { LegacySession } from "./session-record";
@@ -76,6 +76,8 @@ type Watched = { sent: Set<string>; seen: Map<string, number>; unsubscribe: () =
  */
 export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySession, options: StandaloneOptions): Response {
   const sse = openSse(call.signal);
+  // This stream's questions go out under IDs of their own (elicitation-ids.ts, review3 D9).
+  const streamTag = newStreamTag();
   if (options.release) sse.onClose(options.release);
   const maxLifetimeMs = options.maxLifetimeMs ?? STANDALONE_MAX_LIFETIME_MS;
   const delivering = sessionMayElicit(session) && hasScope(call.principal, TASK_READ_SCOPE);
@@ -115,7 +117,7 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
 
   const relatedTask = (taskId: string) => ({ [META.relatedTask]: { taskId } });
   const withdraw = (taskId: string, keys: string[]) =>
-    withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys, meta: relatedTask(taskId) });
+    withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys, streamTag, meta: relatedTask(taskId) });
 
   const deliver = async (taskId: string, record: TaskRecord | undefined, { sent, seen }: Watched) => {
     const pending = record?.pendingInputs ?? {};
@@ -140,7 +142,7 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
       sent.add(key);
       sse.send({
         jsonrpc: "2.0",
-        id: elicitationRequestId(taskId, key),
+        id: elicitationRequestId(taskId, key, streamTag),
         method: request.method,
         params: { ...request.params, _meta: relatedTask(taskId) },
       });

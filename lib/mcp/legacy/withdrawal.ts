@@ -16,7 +16,7 @@ import { elicitationRequestId } from "./elicitation-ids";
 export async function withdrawQuestions(
   sse: SseStream,
   ledger: DeliveryLedger,
-  options: { actor: string; runId: string; keys: string[]; meta?: Record<string, unknown> },
+  options: { actor: string; runId: string; keys: string[]; streamTag: string; meta?: Record<string, unknown> },
 ): Promise<void> {
   for (const { key, answeredBy } of await ledger.settle(options.runId, options.keys)) {
     if (answeredBy === options.actor) continue;
@@ -24,7 +24,11 @@ export async function withdrawQuestions(
     sse.send({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
-      params: { requestId: elicitationRequestId(options.runId, key), reason, ...(options.meta ? { _meta: options.meta } : {}) },
+      params: {
+        requestId: elicitationRequestId(options.runId, key, options.streamTag),
+        reason,
+        ...(options.meta ? { _meta: options.meta } : {}),
+      },
     });
   }
 }

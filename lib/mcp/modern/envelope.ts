@@ -27,13 +27,18 @@ export function readModernEnvelope(method: string, params: Record<string, unknow
   if (typeof version !== "string") {
     throw new McpError(RPC.invalidParams, `Missing _meta["${META.protocolVersion}"]`, undefined, 400);
   }
+  // The header must equal the body's version before the version is judged (streamable-http.mdx
+  // "Protocol Version Header": a mismatch MUST be 400 HeaderMismatch), so a mismatch is -32020 even
+  // when the body's version is one this server does not speak (review3 D6).
+  checkHeader(headers, "mcp-protocol-version", version);
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-    // basic/versioning.mdx: the error lists "the versions it does support" — this server also
-    // serves the legacy ones (through initialize), as the spec's dual-era example shows.
+    // basic/versioning.mdx: the error lists "the versions it does support" on this wire — exactly
+    // server/discover's supportedVersions (the conformance check: supported ⊆ discover's list,
+    // review3 D5). The legacy versions are served through initialize, which the message names.
     throw new McpError(
       RPC.unsupportedVersion,
-      "Unsupported protocol version",
-      { supported: [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS], requested: version },
+      `Unsupported protocol version; this server also speaks ${LEGACY_PROTOCOL_VERSIONS.join(", ")} through initialize`,
+      { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
       400,
     );
   }
@@ -41,7 +46,6 @@ export function readModernEnvelope(method: string, params: Record<string, unknow
   if (!isRecord(capabilities)) {
     throw new McpError(RPC.invalidParams, `Missing _meta["${META.clientCapabilities}"]`, undefined, 400);
   }
-  checkHeader(headers, "mcp-protocol-version", version);
   checkHeader(headers, "mcp-method", method);
   const nameField = NAME_FIELD[method];
   if (nameField) checkHeader(headers, "mcp-name", params[nameField]);
@@ -54,10 +58,16 @@ export function readModernEnvelope(method: string, params: Record<string, unknow
   };
 }
 
+/**
+ * Headers that permit the Base64 sentinel (streamable-http.mdx "Value Encoding": `Mcp-Name` and
+ * `Mcp-Param-{Name}`); every other header must equal the body's value literally (review3 D12).
+ */
+const SENTINEL_HEADERS = new Set(["mcp-name"]);
+
 function checkHeader(headers: Headers, name: string, expected: unknown) {
   const raw = headers.get(name);
   if (raw === null) throw new McpError(RPC.headerMismatch, `Missing required header ${name}`, undefined, 400);
-  const value = decodeHeaderValue(raw);
+  const value = SENTINEL_HEADERS.has(name) ? decodeHeaderValue(raw) : raw.trim();
   if (typeof expected !== "string" || value !== expected) {
     throw new McpError(RPC.headerMismatch, `Header ${name} does not match the request body`, undefined, 400);
   }

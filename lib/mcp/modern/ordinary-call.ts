@@ -7,8 +7,9 @@ import { answerableInputRequests } from "../input-capabilities";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { followTask, type ProgressSink } from "../progress-answer";
-import { issueRequestState, type StateCall } from "../request-state";
+import { issueRequestStateWithClaims, type StateCall } from "../request-state";
 import { isOver, ordinaryAnswer, startTask, syncDeadlineMs, waitsForInput } from "../tool-invocation";
+import { closeRound, recordRound } from "./abandoned-rounds";
 import type { ModernEnvelope } from "./envelope";
 
 /**
@@ -31,8 +32,9 @@ import type { ModernEnvelope } from "./envelope";
  * A client that disconnects while waiting cancels the run: 2026-07-28 basic/patterns/cancellation.mdx
  * "The server MUST treat a client disconnect as cancellation of that request", and
  * transports/streamable-http.mdx "Cancellation" (the server SHOULD stop work on it). Handing back an
- * input_required round is not a disconnect: a client that never retries leaves the run waiting for
- * input (answerable by an operator) until its requestState expires and beyond.
+ * input_required round is not a disconnect; but a client that never retries it abandons the run,
+ * which is cancelled once the round's requestState expires unless an operator answered meanwhile
+ * (abandoned-rounds.ts; review3 D3).
  */
 export async function startOrdinaryCall(
   deps: McpDeps,
@@ -60,10 +62,12 @@ export async function continueOrdinaryCall(
   route: RouteRow,
   args: Record<string, unknown>,
   envelope: ModernEnvelope,
-  runId: string,
+  round: { runId: string; nonce: string },
   inputResponses: unknown,
   sink?: ProgressSink,
 ) {
+  const { runId } = round;
+  await closeRound(deps.sql, round.nonce);
   const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, taskId: runId };
   const record = await readBoundTaskHandle(deps.sql, binding);
   if (!record) throw new McpError(RPC.invalidParams, "Invalid or expired requestState");
@@ -113,11 +117,16 @@ async function waitRound(
     const inputRequests = askable(record);
     if (Object.keys(inputRequests).length > 0) {
       const state: StateCall = { tenantId: call.principal.tenantId, keyId: call.principal.keyId, tool: route.tool_name, args };
-      return {
-        resultType: "input_required",
-        inputRequests,
-        requestState: await issueRequestState(deps.sql, state, undefined, runId),
-      };
+      const issued = await issueRequestStateWithClaims(deps.sql, state, undefined, runId);
+      // Open until retried; if it expires unretried, the run is cancelled (abandoned-rounds.ts, D3).
+      await recordRound(deps.sql, {
+        nonce: issued.claims.n,
+        runId,
+        tenantId: call.principal.tenantId,
+        keys: Object.keys(inputRequests),
+        expiresAt: issued.claims.exp,
+      });
+      return { resultType: "input_required", inputRequests, requestState: issued.state };
     }
   }
   return { resultType: "complete", ...ordinaryAnswer(record, runId, { route, handles }) };

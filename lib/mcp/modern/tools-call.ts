@@ -89,7 +89,17 @@ async function answerCall(
   // A presented requestState is redeemed once, here (single use), and says which round it answers:
   // an ordinary call's run-bound round (claim `r`), or a preflight round.
   const state = params.requestState === undefined ? undefined : await redeemRequestState(deps.sql, params.requestState, binding);
-  if (state?.r) return continueOrdinaryCall(deps, call, route, args, envelope, state.r, params.inputResponses, sink);
+  if (state?.r)
+    return continueOrdinaryCall(
+      deps,
+      call,
+      route,
+      args,
+      envelope,
+      { runId: state.r, nonce: state.n },
+      params.inputResponses,
+      sink,
+    );
   // Only the preflight questions this request can be asked go into rounds (mrtr.mdx Server
   // Requirements 7); the run asks the others itself, and they reach the client in its handle.
   const preflight = answerableInputRequests((route.preflight ?? {}) as Record<string, InputRequest>, envelope.clientCapabilities);

@@ -51,3 +51,15 @@ export class McpTransportError extends McpProtocolError {
 export function isTaskNotFound(error: unknown): boolean {
   return error instanceof McpProtocolError && error.kind === "rpc" && error.code === -32602;
 }
+
+/**
+ * A failure worth retrying with backoff: the network (no answer), or an answer saying the server
+ * could not serve the request right now — HTTP 5xx (Runifold answers a store outage with 503 and
+ * -32603) or 429 (a credential's slots are full; they free as streams end).
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (!(error instanceof McpProtocolError) || error instanceof McpAuthError) return false;
+  if (error.kind === "transport") return true;
+  const status = error.httpStatus ?? 0;
+  return status >= 500 || status === 429;
+}

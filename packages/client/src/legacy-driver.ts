@@ -1,6 +1,6 @@
 import type { AnswerResult, AnswerState, CallOptions, EraDriver } from "./driver";
 import { McpProtocolError } from "./errors";
-import { inputKeyOf, inputRequestOf } from "./legacy-input";
+import { answerAddress, inputKeyOf, inputRequestOf } from "./legacy-input";
 import { fromLegacy, toolResult } from "./normalize";
 import { readSse } from "./sse";
 import { isResponse, type RpcChannel, type RpcMessage, readAnswer } from "./transport";
@@ -70,20 +70,57 @@ export class LegacyDriver implements EraDriver {
     return fromLegacy(raw);
   }
 
-  /** Sends the given answers to the matching elicitations of the task's `tasks/result` stream; other keys are ignored. */
+  /**
+   * Answers the task's questions by key, and fails loudly when an answer did not land (review3
+   * D10). Each answer is POSTed as a JSON-RPC response to the question's stable answer address
+   * (`rf-input:<taskId>:<key>`, which Runifold accepts on any stream or none — so a question another
+   * stream holds is answered too); a key the task still asks afterwards is answered on the task's
+   * `tasks/result` stream (how other 2025-11-25 servers take answers). Answers still not taken — the
+   * key is still asked, or the task still waits and its questions cannot be seen — reject.
+   */
   async updateTask(taskId: string, responses: Record<string, InputResponse>, signal?: AbortSignal): Promise<void> {
     const wanted = new Map(Object.entries(responses));
     if (wanted.size === 0) return;
     const raw = await this.request("tasks/get", { taskId }, signal);
     if (raw.status !== "input_required") return;
-    await this.onResultStream(taskId, signal, PEEK_MS, async (message, stop) => {
-      const key = inputKeyOf(message, taskId);
-      const response = wanted.get(key);
-      if (!response) return;
-      await this.respond(message.id as string | number, response, signal);
-      wanted.delete(key);
-      if (wanted.size === 0) stop();
-    });
+    for (const [key, response] of wanted) await this.respond(answerAddress(taskId, key), response, signal);
+    let left = await this.stillAsked(taskId, [...wanted.keys()], signal);
+    if (left.keys.length > 0) {
+      const retry = new Map(left.keys.map((key) => [key, wanted.get(key) as InputResponse]));
+      await this.onResultStream(taskId, signal, PEEK_MS, async (message, stop) => {
+        const response = retry.get(inputKeyOf(message, taskId));
+        if (!response) return;
+        await this.respond(message.id as string | number, response, signal);
+        retry.delete(inputKeyOf(message, taskId));
+        if (retry.size === 0) stop();
+      });
+      left = await this.stillAsked(taskId, left.keys, signal);
+    }
+    if (left.keys.length > 0) {
+      throw new McpProtocolError({
+        message: `The answer to ${left.keys.map((k) => `"${k}"`).join(", ")} was not accepted (it may not fit the question's requestedSchema); the task still asks for it`,
+        code: -32602,
+        data: { keys: left.keys },
+      });
+    }
+    if (left.unseen) {
+      throw new McpProtocolError({
+        message:
+          "Could not confirm the answer was delivered: the task still waits for input and its questions are held by another stream",
+        code: -32602,
+      });
+    }
+  }
+
+  /**
+   * Which of `keys` the task still asks, as far as a look at its `tasks/result` stream shows.
+   * `unseen`: the task still waits for input but the look saw no question at all (another stream holds them).
+   */
+  private async stillAsked(taskId: string, keys: string[], signal?: AbortSignal): Promise<{ keys: string[]; unseen: boolean }> {
+    const raw = await this.request("tasks/get", { taskId }, signal);
+    if (raw.status !== "input_required") return { keys: [], unseen: false };
+    const asked = await this.peekInputRequests(taskId, signal);
+    return { keys: keys.filter((key) => key in asked), unseen: Object.keys(asked).length === 0 };
   }
 
   /** 2025-11-25 answers a terminal task with -32602; like the extension, that is a quiet no-op here. */

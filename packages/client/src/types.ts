@@ -95,11 +95,14 @@ export type TaskOutcome =
 /**
  * Answers one input request. Return undefined to leave it unanswered (the wait then returns the
  * `input_required` state). `task` is absent for MRTR rounds, which happen before a task exists.
+ * `context.signal` fires when the wait that asked ends (its deadline, or the caller's abort): an
+ * answer given after that is not sent.
  */
 export type InputRequestHandler = (
   key: string,
   request: InputRequest,
   task?: TaskView,
+  context?: { signal?: AbortSignal },
 ) => Promise<InputResponse | undefined> | InputResponse | undefined;
 
 /** The client's bounds on any server-recommended polling interval. */
