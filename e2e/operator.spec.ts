@@ -149,6 +149,11 @@ test("a member operator sees only its tenant, and loses access once disabled", a
   expect((await api.json()).items).toEqual([]);
 
   await page.goto("/tenants");
+  // Disabling asks first: it ends the operator's sessions, connected clients and API keys (review F7).
+  page.once("dialog", (dialog) => {
+    expect(dialog.message()).toContain("connected clients and API keys stop working");
+    void dialog.accept();
+  });
   await page.getByRole("button", { name: `Disable ${email}` }).click();
   await expect(page.getByRole("button", { name: `Enable ${email}` })).toBeVisible();
   // The member's session cookie is still valid, but the next request is refused.

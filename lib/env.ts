@@ -44,6 +44,11 @@ const ZEnv = z
      */
     RUNIFOLD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
     /**
+     * How long a purged run's tombstone is kept (days; at least 30, which the store enforces too);
+     * the retention pass deletes older ones (review 3, E10: they were kept forever).
+     */
+    RUNIFOLD_TOMBSTONE_RETENTION_DAYS: z.coerce.number().int().min(30).max(36_500).default(365),
+    /**
      * The URL people and clients reach this app at. Set, it turns OAuth on (docs/oauth.md): the MCP
      * resource is `<this>/api/mcp` and the authorization server's issuer is this URL, never the
      * request's Host header.

@@ -26,7 +26,11 @@ type Flagged = typeof globalThis & { [INSTALLED]?: boolean };
 const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK"]);
 
 function refuseMethod(res: http.ServerResponse): true {
-  res.writeHead(405, { allow: "GET, HEAD, POST, OPTIONS", "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+  res.writeHead(405, {
+    allow: "GET, HEAD, POST, OPTIONS",
+    "content-type": "text/plain; charset=utf-8",
+    "cache-control": "no-store",
+  });
   res.end("Method Not Allowed");
   return true;
 }
