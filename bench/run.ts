@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=throughput,latency,mcp,list,physical]`
+// `npm run bench [-- --quick] [-- --only=throughput,latency,claims,mcp,list,physical]`
 // Starts the embedded Postgres "bench-pg" (or uses BENCH_DATABASE_URL, an admin URL on which
 // databases may be created), runs each benchmark, prints one line per figure and writes
 // bench/results/latest.json. Goals (bench/lib/goals.ts) are reported with met/missed, never enforced; a
@@ -6,6 +6,7 @@
 // exit code is 1. `npm run bench:docs` then rewrites the figures section of docs/benchmarks.md.
 import os from "node:os";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "@runifold/store/embedded";
+import { benchClaimScale } from "./claim-scale";
 import { benchLatency } from "./latency";
 import type { BenchContext } from "./lib/context";
 import { describeEnvironment } from "./lib/pg";
@@ -73,6 +74,7 @@ async function main() {
         },
       ]);
     if (wants("latency")) steps.push(["latency", () => benchLatency(ctx)]);
+    if (wants("claims")) steps.push(["claims", () => benchClaimScale(ctx)]);
     if (wants("physical")) steps.push(["physical", () => benchPhysical(ctx, throughput)]);
     if (wants("list")) steps.push(["list", () => benchListQuery(ctx)]);
     if (wants("mcp")) steps.push(["mcp", () => benchMcpHttp(ctx)]);

@@ -10,6 +10,7 @@ import postgres from "postgres";
 import { type BenchContext, TENANT } from "./lib/context";
 import { recreateDatabase, recreateFromTemplate } from "./lib/pg";
 import { type Child, inParallel, readResult, spawnTs, spawnWithResult, stopAll, waitFor } from "./lib/procs";
+import { ONE_TENANT_EMPTY, type RunShape, tenantsFor } from "./lib/shapes";
 import { round, sleep } from "./lib/stats";
 
 export type Measured = { perSecond: number; count: number; ms: number; commitsPerRun?: number };
@@ -42,10 +43,17 @@ async function prepareGraphile(url: string) {
   await runMigrations({ connectionString: url });
 }
 
-export async function runifoldThroughput(ctx: BenchContext, procs: number, count: number, workflow = "bench-noop") {
+export async function runifoldThroughput(
+  ctx: BenchContext,
+  procs: number,
+  count: number,
+  workflow = "bench-noop",
+  shape: RunShape = ONE_TENANT_EMPTY,
+) {
   const url = await recreateFromTemplate(ctx.adminUrl, "bench_engine", prepareEngine);
   const sql = postgres(url, { max: ctx.producers, onnotice: () => {} });
   try {
+    const tenants = await tenantsFor(sql, shape, TENANT, `${workflow}@1`);
     const env = {
       DATABASE_URL: url,
       RUNIFOLD_WORKER_CONCURRENCY: String(ctx.concurrency),
@@ -59,17 +67,23 @@ export async function runifoldThroughput(ctx: BenchContext, procs: number, count
         60_000,
         "workers registered",
       );
-      const create = () =>
-        createRun(sql, { tenantId: TENANT, workflowName: workflow, workflowVersion: 1, input: {} }).then(() => {});
+      const create = (n: number) =>
+        createRun(sql, {
+          tenantId: tenants[n % tenants.length] as string,
+          workflowName: workflow,
+          workflowVersion: 1,
+          input: shape.input,
+        }).then(() => {});
       // Done = nothing live left once every run is created: the count walks runs_live_status_idx, which
       // shrinks as runs finish (like graphile-worker's jobs table), not a scan of every finished run
       // every 10 ms that would grow with the case and take CPU from the system under test. Planned on
       // every call (not prepared): a plan kept from the warm-up's 50 rows would scan the table.
+      // The parked runs of a many-tenant shape stay asleep (until tomorrow): not counted.
       const live = async () =>
         Number(
           (
             await sql.unsafe(
-              "SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')",
+              "SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'leased', 'waiting_signal', 'waiting_input')",
               [],
               { prepare: false },
             )
@@ -87,7 +101,7 @@ export async function runifoldThroughput(ctx: BenchContext, procs: number, count
       );
       await sleep(1_100); // backends flush their statistics about once a second
       const commitsPerRun = round(((await commits()) - before) / count, 2);
-      const failed = Number((await sql`SELECT count(*) AS n FROM runs WHERE status <> 'completed'`)[0]?.n);
+      const failed = Number((await sql`SELECT count(*) AS n FROM runs WHERE status NOT IN ('completed', 'sleeping')`)[0]?.n);
       if (failed > 0) throw new Error(`${failed} bench runs did not complete`);
       return { ...measured, commitsPerRun };
     } finally {

@@ -3,6 +3,7 @@
 // 1, 2 and 4 worker processes. The measurements themselves are in bench/throughput-systems.ts.
 import os from "node:os";
 import type { BenchContext } from "./lib/context";
+import { WIDE_INPUT } from "./lib/shapes";
 import { round } from "./lib/stats";
 import { MULTI_STEPS } from "./procs/workflows";
 import {
@@ -64,6 +65,22 @@ function cases(ctx: BenchContext, count: number): Case[] {
       measure: () => graphileThroughput(ctx, 2, count, true),
     });
   if (systems.includes("runifold")) {
+    // Realistic runs beside the `{}` ones the comparison with graphile-worker uses (its jobs carry none).
+    list.push({
+      key: "runifold_2_input_200",
+      figure: "throughput.runifold.input_200_fields.workers_2",
+      unit: "workflows/s",
+      note: "one-step runs with a 200-field input (4.6 KB), one tenant",
+      measure: () => runifoldThroughput(ctx, 2, count, "bench-noop", { label: "200 fields", input: WIDE_INPUT, tenants: 1 }),
+    });
+    list.push({
+      key: "runifold_2_tenants_1000",
+      figure: "throughput.runifold.tenants_1000.workers_2",
+      unit: "workflows/s",
+      note: "one-step runs with a 200-field input, round robin over 1,000 tenants that each also hold a run asleep until tomorrow",
+      measure: () =>
+        runifoldThroughput(ctx, 2, count, "bench-noop", { label: "1,000 tenants", input: WIDE_INPUT, tenants: 1_000 }),
+    });
     list.push({
       key: "runifold_steps_2",
       figure: `throughput.runifold.steps_${MULTI_STEPS}.workers_2`,
@@ -165,6 +182,12 @@ function recordRatios(ctx: BenchContext, results: Record<string, Measured>) {
     note: `(fan-in workflows/s × ${MULTI_STEPS}) ÷ graphile jobs/s; the join step not counted`,
   });
   report.figure("ratio.runifold_1_vs_graphile_default_1", ratio(r.runifold_1, r.graphile_1), "x");
+  report.figure("ratio.runifold_input_200_vs_empty_2", ratio(r.runifold_2_input_200, r.runifold_2), "x", {
+    note: "one-step workflows/s with a 200-field input ÷ with `{}`, 2 processes, one tenant",
+  });
+  report.figure("ratio.runifold_tenants_1000_vs_one_2", ratio(r.runifold_2_tenants_1000, r.runifold_2_input_200), "x", {
+    note: "the same input over 1,000 tenants (each holding a parked run) ÷ one tenant, 2 processes",
+  });
   report.figure("ratio.runifold_4_vs_graphile_default_4", ratio(r.runifold_4, r.graphile_4), "x");
   if (r.dbos_queue_2) report.figure("ratio.runifold_2_vs_dbos_queue_2", ratio(r.runifold_2, r.dbos_queue_2), "x");
   if (r.dbos_direct_2) report.figure("ratio.runifold_2_vs_dbos_direct_2", ratio(r.runifold_2, r.dbos_direct_2), "x");

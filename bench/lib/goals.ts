@@ -80,6 +80,22 @@ export const GOALS: readonly Goal[] = [
     section: "throughput",
   },
   {
+    name: "claims.tenants_10000.claim_4.p50",
+    label: "a claim of 4 runs p50 at 10,000 tenants each holding parked runs, beside a due backlog",
+    op: "<=",
+    limit: 3,
+    unit: "ms",
+    section: "claims",
+  },
+  {
+    name: "claims.tenants_10000.claim_4.buffers",
+    label: "shared buffers one such claim touches",
+    op: "<=",
+    limit: 500,
+    unit: "buffers",
+    section: "claims",
+  },
+  {
     name: "scale.list_first_page.p50",
     label: "task list first page p50 at the scale size (10M full, 100k quick)",
     op: "<=",
