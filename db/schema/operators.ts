@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /** People who sign in to the operator UI. `admin` sees every tenant; `operator` only its memberships. */
@@ -19,8 +19,35 @@ export const operators = pgTable("operators", {
   /** Set by an admin's reset: the console lets this operator do nothing but choose a new password. */
   mustChangePassword: boolean("must_change_password").notNull().default(false),
   passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }),
+  /**
+   * The TOTP secret (ASVS 2.8), sealed with AES-256-GCM under RUNIFOLD_MFA_KEY or NEXTAUTH_SECRET
+   * (lib/auth/mfa-secret.ts), the operator's id as additional data. Set with `mfa_enabled_at` NULL
+   * while enrolment waits for the first code; NULL: no second factor.
+   */
+  mfaSecretSealed: text("mfa_secret_sealed"),
+  mfaEnabledAt: timestamp("mfa_enabled_at", { withTimezone: true }),
+  /** The last TOTP time step accepted: a code is good once, never replayed within its window. */
+  mfaLastStep: bigint("mfa_last_step", { mode: "number" }),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
+
+/**
+ * One-time recovery codes of an operator's second factor: SHA-256 of the code (128 random bits, so
+ * a plain hash suffices, as for API keys), shown once at enrolment; `used_at` spends one.
+ */
+export const operatorRecoveryCodes = pgTable(
+  "operator_recovery_codes",
+  {
+    operatorId: uuid("operator_id")
+      .notNull()
+      .references(() => operators.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  // serves: the lookup of a code by (operator, hash), and the operator's cascade
+  (t) => [primaryKey({ columns: [t.operatorId, t.codeHash] })],
+);
 
 /**
  * One row per console sign-in: the JWT carries its id, so signing out ends exactly that session at
@@ -36,6 +63,12 @@ export const operatorSessions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** How it was signed in: `password` or `sso` (an admin's password sign-in needs a second factor). */
+    method: text("method").notNull().default("password"),
+    /** Signed in with the password, the second factor still to come: the console refuses it (ASVS 2.8). */
+    secondFactorPending: boolean("second_factor_pending").notNull().default(false),
+    /** When this session last proved who it is (sign-in, second factor, re-entry): ASVS 3.7.1's "recent". */
+    authenticatedAt: timestamp("authenticated_at", { withTimezone: true }).notNull().default(sql`now()`),
   },
   // serves: sign out everywhere (end every session of an operator) and the purge by expiry
   (t) => [index("operator_sessions_operator_idx").on(t.operatorId), index("operator_sessions_expires_idx").on(t.expiresAt)],
