@@ -28,6 +28,8 @@ export const operators = pgTable("operators", {
   mfaEnabledAt: timestamp("mfa_enabled_at", { withTimezone: true }),
   /** The last TOTP time step accepted: a code is good once, never replayed within its window. */
   mfaLastStep: bigint("mfa_last_step", { mode: "number" }),
+  /** Approval policies name these (docs/approvals.md): the SSO groups claim at each sign-in, or set by an admin. */
+  groups: text("groups").array().notNull().default(sql`'{}'`),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
 
