@@ -33,6 +33,8 @@ export type McpHandlerDeps = {
    * process, given to the POST and the GET handler alike so both count the same streams.
    */
   limits?: CredentialLimits;
+  /** RUNIFOLD_PUBLIC_URL: URL-mode input points at `<this>/inbox/<task>/<key>` (url-input.ts); unset, no URL mode. */
+  publicUrl?: string;
 };
 
 /**
@@ -65,6 +67,7 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
         resourceMetadataUrl: deps.oauth?.resourceMetadataUrl,
         maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
         limits: deps.limits,
+        publicUrl: deps.publicUrl,
       },
       {
         principal: gate.principal,

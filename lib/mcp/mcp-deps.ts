@@ -17,6 +17,8 @@ export type McpDeps = {
   maxActiveTasksPerKey?: number;
   /** Per-credential stream, wait and creation budgets of this process (credential-budgets.ts); default: the process's, at the defaults. */
   limits?: CredentialLimits;
+  /** RUNIFOLD_PUBLIC_URL: where the console's question pages are, for URL-mode input (url-input.ts); none, none sent. */
+  publicUrl?: string;
 };
 
 export type McpCall = {

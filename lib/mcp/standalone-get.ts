@@ -51,6 +51,7 @@ export function createMcpStandaloneStreamHandler(
         reauthorize: gate.reauthorize,
         resourceMetadataUrl: deps.oauth?.resourceMetadataUrl,
         limits: deps.limits,
+        publicUrl: deps.publicUrl,
       };
       const call = { principal: gate.principal, request, signal: request.signal };
       // The credential's stream budget (credential-limits.ts) is taken before the session's slot, so

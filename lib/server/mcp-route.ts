@@ -64,6 +64,7 @@ function webMcpDeps(): McpHandlerDeps {
     oauth: webOAuthConfig(),
     maxActiveTasksPerKey: env.RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY,
     limits: webCredentialLimits(),
+    publicUrl: env.RUNIFOLD_PUBLIC_URL,
   };
 }
 

@@ -11,7 +11,12 @@ import { readSse, type SseReader } from "./sse";
 export async function connectLegacyClient(
   urls: string | string[],
   token: string,
-  options: { onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>; name?: string } = {},
+  options: {
+    onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+    name?: string;
+    /** What the client declares (default: form elicitation when it answers elicitations, else nothing). */
+    capabilities?: Record<string, unknown>;
+  } = {},
 ): Promise<{ client: Client; log: { target: string; method: string; message: unknown }[]; close(): Promise<void> }> {
   const targets = Array.isArray(urls) ? urls : [urls];
   const log: { target: string; method: string; message: unknown }[] = [];
@@ -29,7 +34,7 @@ export async function connectLegacyClient(
   });
   const client = new Client(
     { name: options.name ?? "runifold-legacy-tests", version: "1.0.0" },
-    { capabilities: options.onElicit ? { elicitation: { form: {} } } : {} },
+    { capabilities: options.capabilities ?? (options.onElicit ? { elicitation: { form: {} } } : {}) },
   );
   if (options.onElicit) {
     const onElicit = options.onElicit;

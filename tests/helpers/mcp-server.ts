@@ -24,6 +24,8 @@ export type McpHandlerOptions = {
   maxActiveTasksPerKey?: number;
   /** Per-credential stream, wait and creation budgets (createCredentialLimits), shared by POST and GET as the web route shares them. */
   limits?: CredentialLimits;
+  /** RUNIFOLD_PUBLIC_URL: where URL-mode input points (lib/mcp/url-input.ts); default none, so no URL mode. */
+  publicUrl?: string;
 };
 
 /** The MCP handler's dependencies for a test: the one place tests/helpers turns options into McpHandlerDeps. */
@@ -37,6 +39,7 @@ export function mcpHandlerDeps(sql: postgres.Sql, options: McpHandlerOptions = {
     oauth: options.oauth,
     maxActiveTasksPerKey: options.maxActiveTasksPerKey,
     limits: options.limits,
+    publicUrl: options.publicUrl,
   };
 }
 

@@ -26,6 +26,10 @@ import { parseElicitationRequestId } from "./elicitation-ids";
  *   has no elicitation support at all — then the question stays open for an operator or another
  *   client instead of being cancelled on the user's behalf.
  * - A result that is not an ElicitResult is treated like an error response.
+ * - A response to a URL-mode request (`rf-url:` IDs, url-input.ts) is never an answer: `accept` only
+ *   says the user agreed to open the page (client/elicitation.mdx: "It does not mean that the
+ *   interaction is complete"), and `decline`/`cancel` that they did not — the question stays open for
+ *   its page, the console, the CLI or another client, and nothing is written.
  */
 export async function acceptClientResponse(deps: McpDeps, call: McpCall, message: Record<string, unknown>): Promise<Response> {
   const accepted = new Response(null, { status: 202 });
@@ -41,6 +45,14 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
   requireScope(call.principal, task?.origin === "ordinary" ? "mcp" : ANSWER_SCOPE);
   const response = toInputResponse(message);
   if (!response || !task) return accepted;
+  if (target.url) {
+    deps.logger.info("legacy URL-mode elicitation acknowledged", {
+      taskId: target.taskId,
+      key: target.key,
+      action: response.action,
+    });
+    return accepted;
+  }
   const outcome = await answerTaskByHandle(deps.sql, {
     tenantId: call.principal.tenantId,
     keyId: call.principal.keyId,

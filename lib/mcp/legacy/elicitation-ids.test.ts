@@ -19,6 +19,17 @@ describe("elicitation request IDs", () => {
     expect(answerAddress(TASK, "decision")).toBe(`rf-input:${TASK}:decision`);
   });
 
+  it("mark a URL-mode request's ID, whose response is consent only", () => {
+    const tag = newStreamTag();
+    expect(elicitationRequestId(TASK, "a:b", tag, "url")).toBe(`rf-url:${TASK}:${tag}:a:b`);
+    expect(parseElicitationRequestId(elicitationRequestId(TASK, "a:b", tag, "url"))).toEqual({
+      taskId: TASK,
+      key: "a:b",
+      url: true,
+    });
+    expect(parseElicitationRequestId(`rf-url:${TASK}:decision`)).toBeUndefined();
+  });
+
   it("refuse anything that is not one of ours", () => {
     const refused: unknown[] = [
       7,

@@ -7,10 +7,10 @@ import { openSse, type SseStream } from "../sse";
 import { ordinaryAnswer, syncDeadlineMs } from "../tool-invocation";
 import { isTerminalRecord } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
+import { newStreamTag } from "./elicitation-ids";
 import { inlineClock } from "./inline-clock";
 import { cancelledByClient, forgetAnsweredCall } from "./ordinary-cancel";
-import { sessionCanAsk } from "./session";
+import { questionRequest } from "./question-request";
 import { withdrawQuestions } from "./withdrawal";
 
 /** Long waits re-check the credential now and then, so a revoked key stops receiving questions. */
@@ -73,6 +73,8 @@ async function follow(
   const session = call.session;
   if (!session) return sse.close();
   const asked = new Set<string>();
+  // Of those, the ones sent in URL mode (url-input.ts): completed, not withdrawn, once answered.
+  const urlKeys = new Set<string>();
   // This stream's questions go out under IDs of their own (elicitation-ids.ts, review3 D9).
   const streamTag = newStreamTag();
   const clock = inlineClock(syncDeadlineMs(route));
@@ -104,7 +106,8 @@ async function follow(
     const pending = record.pendingInputs ?? {};
     const gone = [...asked].filter((key) => !(key in pending));
     for (const key of gone) asked.delete(key);
-    await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, streamTag });
+    await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, streamTag, urlKeys });
+    for (const key of gone) urlKeys.delete(key);
     if (isTerminalRecord(record)) {
       // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
       if (cancelledByClient(record)) return sse.close();
@@ -115,20 +118,18 @@ async function follow(
       lastProgress = record.progress.progress;
       sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...record.progress } });
     }
-    const candidates = Object.entries(pending)
-      .filter(([key, request]) => !asked.has(key) && sessionCanAsk(session, request))
-      .map(([key]) => key);
+    const question = (key: string) => {
+      const request = pending[key];
+      return request && questionRequest(session, deps.publicUrl, { taskId, key, streamTag }, request);
+    };
+    const candidates = Object.keys(pending).filter((key) => !asked.has(key) && question(key) !== undefined);
     const won = candidates.length > 0 ? await ledger.claim(taskId, candidates) : [];
     for (const key of won) {
-      const request = pending[key];
+      const request = question(key);
       if (sse.closed || !request || asked.has(key)) continue;
       asked.add(key);
-      sse.send({
-        jsonrpc: "2.0",
-        id: elicitationRequestId(taskId, key, streamTag),
-        method: request.method,
-        params: request.params,
-      });
+      if (request.url) urlKeys.add(key);
+      sse.send(request.message);
     }
     await ledger.renewIfDue();
     const outstanding = Object.keys(pending).some((key) => asked.has(key));

@@ -8,9 +8,9 @@ import { META } from "../server-info";
 import { openSse } from "../sse";
 import { isTerminalRecord, legacyTask, readBoundTask, taskNotFound } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
+import { newStreamTag } from "./elicitation-ids";
+import { questionRequest } from "./question-request";
 import { serialRounds } from "./serial-rounds";
-import { sessionCanAsk } from "./session";
 import { terminalAnswer } from "./terminal-answer";
 import { withdrawQuestions } from "./withdrawal";
 
@@ -53,6 +53,8 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   sse.onClose(release);
   const relatedTask = { [META.relatedTask]: { taskId } };
   const askedKeys = new Set<string>();
+  // Of those, the ones sent in URL mode (url-input.ts): completed, not withdrawn, once answered.
+  const urlKeys = new Set<string>();
   let lastStatus = "";
   let lastProgress = Number.NEGATIVE_INFINITY;
   let authorizedAt = Date.now();
@@ -95,22 +97,19 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
   sse.onClose(() => void ledger?.release());
   const ask = async (record: TaskRecord) => {
     const pending = record.pendingInputs ?? {};
-    // Only what the session declared (mode included); the rest waits for other channels.
-    const candidates = Object.keys(pending).filter((key) => {
+    // Only what the session declared (mode included, or URL mode standing for a form); the rest waits for other channels.
+    const question = (key: string) => {
       const request = pending[key];
-      return !askedKeys.has(key) && request !== undefined && sessionCanAsk(call.session, request);
-    });
+      return request && questionRequest(call.session, deps.publicUrl, { taskId, key, streamTag }, request, relatedTask);
+    };
+    const candidates = Object.keys(pending).filter((key) => !askedKeys.has(key) && question(key) !== undefined);
     if (!ledger || candidates.length === 0) return;
     for (const key of await ledger.claim(taskId, candidates)) {
-      const request = pending[key];
+      const request = question(key);
       if (sse.closed || !request || askedKeys.has(key)) continue;
       askedKeys.add(key);
-      sse.send({
-        jsonrpc: "2.0",
-        id: elicitationRequestId(taskId, key, streamTag),
-        method: request.method,
-        params: { ...request.params, _meta: relatedTask },
-      });
+      if (request.url) urlKeys.add(key);
+      sse.send(request.message);
     }
   };
 
@@ -141,7 +140,9 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
         keys: gone,
         streamTag,
         meta: relatedTask,
+        urlKeys,
       });
+    for (const key of gone) urlKeys.delete(key);
     publish(record);
     if (sse.closed) return;
     await sendProgress(record);

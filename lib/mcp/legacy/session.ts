@@ -5,6 +5,7 @@ import type { Principal } from "../../auth";
 import { canAsk, elicitationModes } from "../input-capabilities";
 import { isRecord, jsonResponse, RPC, rpcError } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
+import { askMode } from "../url-input";
 import type { LegacySession } from "./session-record";
 
 /**
@@ -97,6 +98,24 @@ const FIRST_ELICITATION_VERSION = "2025-06-18";
 export function sessionCanAsk(session: LegacySession | undefined, request: InputRequest): boolean {
   if (!session || session.protocolVersion < FIRST_ELICITATION_VERSION) return false;
   return canAsk(session.clientCapabilities, request);
+}
+
+/** URL-mode elicitation arrived in 2025-11-25 (client/elicitation.mdx "URL Mode Elicitation Requests"). */
+const FIRST_URL_MODE_VERSION = "2025-11-25";
+
+/**
+ * How this input request may be sent to this session: as it is (sessionCanAsk), in URL mode
+ * pointing at its console page (url-input.ts: the session declared only URL mode, in a version that
+ * has it, and the server knows its public URL), or not at all.
+ */
+export function sessionAskMode(
+  session: LegacySession | undefined,
+  request: InputRequest,
+  publicUrl: string | undefined,
+): "as-is" | "url" | undefined {
+  if (sessionCanAsk(session, request)) return "as-is";
+  if (!session || session.protocolVersion < FIRST_URL_MODE_VERSION) return undefined;
+  return askMode(session.clientCapabilities, request, publicUrl) === "url" ? "url" : undefined;
 }
 
 /** The session declared elicitation in some mode, in a version that has it. */

@@ -7,9 +7,10 @@ import { META } from "../server-info";
 import { openSse } from "../sse";
 import { readBoundTask } from "./bound-task";
 import { deliveryLedger } from "./deliveries";
-import { elicitationRequestId, newStreamTag } from "./elicitation-ids";
+import { newStreamTag } from "./elicitation-ids";
+import { questionRequest } from "./question-request";
 import { serialRounds } from "./serial-rounds";
-import { sessionCanAsk, sessionMayElicit } from "./session";
+import { sessionMayElicit } from "./session";
 import type { LegacySession } from "./session-record";
 import { withdrawQuestions } from "./withdrawal";
 
@@ -46,7 +47,8 @@ export type StandaloneOptions = {
   release?: () => void;
 };
 
-type Watched = { sent: Set<string>; seen: Map<string, number>; unsubscribe: () => void };
+/** `urlKeys`: the sent keys that went out in URL mode (url-input.ts), completed rather than withdrawn once answered. */
+type Watched = { sent: Set<string>; urlKeys: Set<string>; seen: Map<string, number>; unsubscribe: () => void };
 
 /**
  * The session's standalone SSE stream (2025-11-25 basic/transports.mdx "Listening for Messages from
@@ -116,19 +118,31 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
   };
 
   const relatedTask = (taskId: string) => ({ [META.relatedTask]: { taskId } });
-  const withdraw = (taskId: string, keys: string[]) =>
-    withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys, streamTag, meta: relatedTask(taskId) });
+  const withdraw = async (taskId: string, keys: string[], urlKeys: Set<string>) => {
+    await withdrawQuestions(sse, ledger, {
+      actor: call.principal.actor,
+      runId: taskId,
+      keys,
+      streamTag,
+      meta: relatedTask(taskId),
+      urlKeys,
+    });
+    for (const key of keys) urlKeys.delete(key);
+  };
 
-  const deliver = async (taskId: string, record: TaskRecord | undefined, { sent, seen }: Watched) => {
+  const deliver = async (taskId: string, record: TaskRecord | undefined, { sent, urlKeys, seen }: Watched) => {
     const pending = record?.pendingInputs ?? {};
     const now = Date.now();
     for (const key of seen.keys()) if (!(key in pending)) seen.delete(key);
     const gone = [...sent].filter((key) => !(key in pending));
     for (const key of gone) sent.delete(key);
-    await withdraw(taskId, gone);
-    const candidates = Object.keys(pending).filter((key) => {
+    await withdraw(taskId, gone, urlKeys);
+    const question = (key: string) => {
       const request = pending[key];
-      if (sent.has(key) || request === undefined || !sessionCanAsk(session, request)) return false;
+      return request && questionRequest(session, deps.publicUrl, { taskId, key, streamTag }, request, relatedTask(taskId));
+    };
+    const candidates = Object.keys(pending).filter((key) => {
+      if (sent.has(key) || question(key) === undefined) return false;
       const firstSeen = seen.get(key) ?? now;
       seen.set(key, firstSeen);
       const wait = firstSeen + TASKS_RESULT_GRACE_MS - now;
@@ -137,15 +151,11 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
     });
     if (candidates.length === 0) return;
     for (const key of await ledger.claim(taskId, candidates)) {
-      const request = pending[key];
+      const request = question(key);
       if (sse.closed || !request || sent.has(key)) continue;
       sent.add(key);
-      sse.send({
-        jsonrpc: "2.0",
-        id: elicitationRequestId(taskId, key, streamTag),
-        method: request.method,
-        params: { ...request.params, _meta: relatedTask(taskId) },
-      });
+      if (request.url) urlKeys.add(key);
+      sse.send(request.message);
     }
   };
 
@@ -174,12 +184,17 @@ export function streamStandalone(deps: McpDeps, call: McpCall, session: LegacySe
       // Terminal (or purged): whatever we sent for it is withdrawn, and we stop watching it.
       task.unsubscribe();
       watched.delete(taskId);
-      await withdraw(taskId, [...task.sent]);
+      await withdraw(taskId, [...task.sent], task.urlKeys);
     }
     for (const taskId of open) {
       let task = watched.get(taskId);
       if (!task) {
-        task = { sent: new Set(), seen: new Map(), unsubscribe: feed.subscribe(taskId, () => void refresh()) };
+        task = {
+          sent: new Set(),
+          urlKeys: new Set(),
+          seen: new Map(),
+          unsubscribe: feed.subscribe(taskId, () => void refresh()),
+        };
         watched.set(taskId, task);
       }
       if (sse.closed) return;
