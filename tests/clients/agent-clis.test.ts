@@ -64,8 +64,10 @@ function run(bin: string, args: string[], env: Record<string, string> = {}): Pro
   });
 }
 
-function cliEnv(env: Record<string, string>): Record<string, string> {
+function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return {
+    // Next's types make NODE_ENV required; the CLIs run as a user runs them.
+    NODE_ENV: "production",
     PATH: process.env.PATH ?? "",
     HOME: home,
     CODEX_HOME: path.join(home, ".codex"),
