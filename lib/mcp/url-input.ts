@@ -61,3 +61,31 @@ export function urlElicitationParams(
     ...(target.elicitationId !== undefined ? { elicitationId: target.elicitationId } : {}),
   };
 }
+
+/** An input request as one client is sent it: as the workflow asked it, or its URL-mode stand-in. */
+export type AskedRequest = InputRequest | { method: "elicitation/create"; params: ReturnType<typeof urlElicitationParams> };
+
+/**
+ * The pending requests of task `taskId` this client can be sent, each in the mode it can be sent
+ * (askMode), for an MRTR round (2026-07-28 mrtr.mdx Server Requirements 7: only what the request
+ * declared). `skip`: keys already sent in URL mode whose page the client opened (their consent is
+ * no answer, and asking again would only send the same link).
+ */
+export function askableRequests(
+  pending: Record<string, InputRequest>,
+  declared: Record<string, unknown>,
+  target: { publicUrl: string | undefined; taskId: string; skip?: ReadonlySet<string> },
+): Record<string, AskedRequest> {
+  const asked: Record<string, AskedRequest> = {};
+  for (const [key, request] of Object.entries(pending)) {
+    if (target.skip?.has(key)) continue;
+    const mode = askMode(declared, request, target.publicUrl);
+    if (mode === "as-is") asked[key] = request;
+    else if (mode === "url" && target.publicUrl)
+      asked[key] = {
+        method: "elicitation/create",
+        params: urlElicitationParams(request, { ...target, publicUrl: target.publicUrl, key }),
+      };
+  }
+  return asked;
+}

@@ -7,6 +7,7 @@ import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
 import { connectLegacyClient, legacyRaw, legacySession, legacyStream } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
+import { modernClient } from "../helpers/modern-client";
 import { waitForRunStatus } from "../helpers/runs";
 import { holdsFor, waitFor } from "../helpers/wait-for";
 
@@ -172,5 +173,69 @@ describe("URL-mode input, legacy era", () => {
     expect(ask.params.url).toBeUndefined();
     await operatorAnswer(await runOf("URL-3"), "form client");
     await stream.done;
+  });
+});
+
+describe("URL-mode input, modern era (2026-07-28 MRTR)", () => {
+  it("an ordinary call's round carries the page; the retry's accept is consent, and the retry returns once the operator answered", async () => {
+    const client = modernClient(server.url, { token, capabilities: { elicitation: { url: {} } } });
+    const args = { name: "approve_expense", arguments: { expense_id: "URL-M1", amount: 8 } };
+    const round = (await client.request("tools/call", args)).body.result;
+    const runId = await runOf("URL-M1");
+    expect(round).toMatchObject({
+      resultType: "input_required",
+      inputRequests: {
+        decision: {
+          method: "elicitation/create",
+          params: { mode: "url", url: `${PUBLIC_URL}/inbox/${runId}/decision`, message: expect.stringContaining("URL-M1") },
+        },
+      },
+      requestState: expect.any(String),
+    });
+    expect(round.inputRequests.decision.params.requestedSchema).toBeUndefined();
+    // The retry carries consent (with content, even: still not an answer) and waits for the page.
+    const retry = client.request("tools/call", {
+      ...args,
+      inputResponses: { decision: { action: "accept", content: { decision: "reject" } } },
+      requestState: round.requestState,
+    });
+    let settled = false;
+    void retry.then(() => {
+      settled = true;
+    });
+    await holdsFor(
+      async () => ({ settled, answered: await answeredRows(runId) }),
+      (state) => !state.settled && state.answered === 0,
+      { describe: "the retry to wait, nothing answered", forMs: 800 },
+    );
+    await operatorAnswer(runId, "modern page");
+    expect((await retry).body.result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { decision: "approved", comment: "modern page" },
+    });
+  });
+
+  it("-32021 stays truthful: a URL-only ordinary call of a tenant without handles is served; a task call still needs form", async () => {
+    await sql`UPDATE tenants SET handle_tools = false WHERE id = ${tenantId}`;
+    try {
+      const client = modernClient(server.url, { token, capabilities: { elicitation: { url: {} } } });
+      const ordinary = await client.request("tools/call", {
+        name: "approve_expense",
+        arguments: { expense_id: "URL-M2", amount: 1 },
+      });
+      expect(ordinary.body.result).toMatchObject({ resultType: "input_required" });
+      await operatorAnswer(await runOf("URL-M2"), "cleanup");
+      const tasks = modernClient(server.url, {
+        token,
+        capabilities: { elicitation: { url: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } },
+      });
+      const asTask = await tasks.request("tools/call", {
+        name: "approve_expense",
+        arguments: { expense_id: "URL-M3", amount: 1 },
+      });
+      expect(asTask.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } });
+    } finally {
+      await sql`UPDATE tenants SET handle_tools = true WHERE id = ${tenantId}`;
+    }
   });
 });

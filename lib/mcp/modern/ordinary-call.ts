@@ -3,12 +3,12 @@ import type { RouteRow } from "../../../db/queries/routes";
 import { tenantOffersHandles } from "../../../db/queries/tenants";
 import { answerTaskByHandle, cancelTaskByHandle, readBoundTaskHandle, type TaskRecord, validateInputResponse } from "../../tasks";
 import { isElicitResult } from "../elicit-result";
-import { answerableInputRequests } from "../input-capabilities";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { followTask, type ProgressSink } from "../progress-answer";
 import { issueRequestStateWithClaims, type StateCall } from "../request-state";
-import { isOver, ordinaryAnswer, startTask, syncDeadlineMs, waitsForInput } from "../tool-invocation";
+import { isOver, ordinaryAnswer, startTask, syncDeadlineMs } from "../tool-invocation";
+import { askableRequests, askMode } from "../url-input";
 import { closeRound, recordRound } from "./abandoned-rounds";
 import type { ModernEnvelope } from "./envelope";
 
@@ -18,7 +18,8 @@ import type { ModernEnvelope } from "./envelope";
  *  - the run finished → its result (or its JSON-RPC error);
  *  - the run asks for input this request declared it can answer (its per-request capabilities,
  *    mode included; mrtr.mdx Server Requirements 7) → an `input_required` MRTR round with those
- *    `inputRequests` and a `requestState` bound to the run (request-state.ts claim `r`, plus the
+ *    `inputRequests` — a question a URL-only client cannot see as a form goes out in URL mode, naming
+ *    its console page (url-input.ts) — and a `requestState` bound to the run (request-state.ts claim `r`, plus the
  *    usual tenant, key, tool, arguments, expiry and single-use nonce). The client's retry carries
  *    `inputResponses`, which are written through provideInputForTenant (continueOrdinaryCall), and the
  *    retry waits again: maybe another round, then the result. Questions the request cannot answer
@@ -35,6 +36,12 @@ import type { ModernEnvelope } from "./envelope";
  * input_required round is not a disconnect; but a client that never retries it abandons the run,
  * which is cancelled once the round's requestState expires unless an operator answered meanwhile
  * (abandoned-rounds.ts; review3 D3).
+ *
+ * URL mode (2026-07-28 client/elicitation.mdx "URL Mode Flow"): the retry's `accept` for a URL-mode
+ * key is the user's consent to open the page, never the answer ("the server determines … whether the
+ * out-of-band interaction has completed … It may need to block until the request is fulfilled"): the
+ * retry waits, up to the sync deadline, for someone to answer on the page (or anywhere else), then
+ * answers the result, another round, or the handle.
  */
 export async function startOrdinaryCall(
   deps: McpDeps,
@@ -73,14 +80,18 @@ export async function continueOrdinaryCall(
   if (!record) throw new McpError(RPC.invalidParams, "Invalid or expired requestState");
   const pending = record.pendingInputs ?? {};
   const responses: Record<string, InputResponse> = {};
+  // Keys this client can only have been sent in URL mode: its response is consent (or refusal) to open the page.
+  const consented = new Set<string>();
   for (const [key, value] of Object.entries(isRecord(inputResponses) ? inputResponses : {})) {
     const request = pending[key];
-    if (request && isElicitResult(value) && validateInputResponse(key, request, value).ok) responses[key] = value;
+    if (!request || !isElicitResult(value)) continue;
+    if (askMode(envelope.clientCapabilities, request, deps.publicUrl) === "url") consented.add(key);
+    else if (validateInputResponse(key, request, value).ok) responses[key] = value;
   }
   if (Object.keys(responses).length > 0) {
     await answerTaskByHandle(deps.sql, { ...binding, responses, actor: call.principal.actor });
   }
-  return waitRound(deps, call, route, args, envelope, runId, sink);
+  return waitRound(deps, call, route, args, envelope, runId, sink, consented);
 }
 
 async function waitRound(
@@ -91,14 +102,26 @@ async function waitRound(
   envelope: ModernEnvelope,
   runId: string,
   sink: ProgressSink | undefined,
+  /** URL-mode keys whose page the client opened: awaited, not asked again (see above). */
+  consented: ReadonlySet<string> = new Set(),
 ) {
-  const askable = (record: TaskRecord) => answerableInputRequests(record.pendingInputs ?? {}, envelope.clientCapabilities);
+  const askable = (record: TaskRecord) =>
+    askableRequests(record.pendingInputs ?? {}, envelope.clientCapabilities, {
+      publicUrl: deps.publicUrl,
+      taskId: runId,
+      skip: consented,
+    });
+  // A question this request can be sent in no mode (and whose page it is not waiting on).
+  const unaskable = (record: TaskRecord) => {
+    const asked = askable(record);
+    return Object.keys(record.pendingInputs ?? {}).some((key) => !consented.has(key) && !(key in asked));
+  };
   // Where the tenant offers handles, a question this request cannot be asked ends the wait at once
   // with the handle (answered through runifold_task_answer); otherwise an operator may answer it in time.
   const handles = await tenantOffersHandles(deps.sql, call.principal.tenantId);
   const record = await followTask(deps, call, {
     taskId: runId,
-    done: (r) => isOver(r) || Object.keys(askable(r)).length > 0 || (handles && waitsForInput(r)),
+    done: (r) => isOver(r) || Object.keys(askable(r)).length > 0 || (handles && unaskable(r)),
     deadline: Date.now() + syncDeadlineMs(route),
     sink,
   });

@@ -16,6 +16,7 @@ import { requireScope, TASK_CREATION_SCOPE } from "../scopes";
 import { TASKS_EXTENSION, withServerInfo } from "../server-info";
 import { taskFields } from "../task-shapes";
 import { readArguments, readIdempotencyKey, resolveTool, startTask } from "../tool-invocation";
+import { urlCapable } from "../url-input";
 import { type ModernEnvelope, missingCapabilities } from "./envelope";
 import { continueOrdinaryCall, startOrdinaryCall } from "./ordinary-call";
 
@@ -126,7 +127,10 @@ async function answerCall(
  * questions (input-gate.ts) and this request could not be asked them — as a task (its questions
  * would sit in `inputRequests` the client cannot answer), or on the ordinary path of a tenant that
  * turned task handles off (review3 D8: the same rule as for tasks, stated in docs/clients.md). With
- * handles on, an ordinary call needs no capability for questions: they come back in the handle.
+ * handles on, an ordinary call needs no capability for questions: they come back in the handle. An
+ * ordinary call from a client that declared URL-mode elicitation can be asked them in URL mode
+ * when this server has a public URL (url-input.ts), so it needs nothing either; a task's questions
+ * go out in form mode only (tasks/get's inputRequests).
  */
 async function refuseMissingCapabilities(
   deps: McpDeps,
@@ -137,7 +141,8 @@ async function refuseMissingCapabilities(
 ): Promise<void> {
   const required: Record<string, unknown> = {};
   if (route.task_support === "required" && !envelope.declaresTasks) required.extensions = { [TASKS_EXTENSION]: {} };
-  const forQuestions = routeMayAsk(route) ? missingForQuestions(envelope.clientCapabilities) : {};
+  const urlAsks = !asTask && deps.publicUrl !== undefined && urlCapable(envelope.clientCapabilities);
+  const forQuestions = routeMayAsk(route) && !urlAsks ? missingForQuestions(envelope.clientCapabilities) : {};
   if (Object.keys(forQuestions).length > 0) {
     const handles = !asTask && (await tenantOffersHandles(deps.sql, call.principal.tenantId));
     if (!handles) Object.assign(required, forQuestions);
