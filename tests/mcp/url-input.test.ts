@@ -9,6 +9,7 @@ import { connectLegacyClient, legacyRaw, legacySession, legacyStream } from "../
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient } from "../helpers/modern-client";
 import { waitForRunStatus } from "../helpers/runs";
+import { readSse } from "../helpers/sse";
 import { holdsFor, waitFor } from "../helpers/wait-for";
 
 /**
@@ -152,6 +153,40 @@ describe("URL-mode input, legacy era", () => {
     expect(complete.params).toMatchObject({ elicitationId: ask.id });
     await stream.done;
     expect(stream.events.at(-1)).toMatchObject({ id: "result-1", result: { structuredContent: { decision: "approved" } } });
+  });
+
+  it("the standalone GET stream of a url-only session carries the link of its task's question, then its completion", async () => {
+    const session = await legacySession(server.url, token, { elicitation: { url: {} } });
+    const created = await legacyRaw(server.url, token).request(
+      "tools/call",
+      { name: "approve_expense", arguments: { expense_id: "URL-4", amount: 4 }, task: {} },
+      { headers: session },
+    );
+    const runId = created.body.result.task.taskId as string;
+    const controller = new AbortController();
+    const response = await fetch(server.url, {
+      method: "GET",
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        ...session,
+      },
+    });
+    const stream = readSse(response);
+    stream.done.catch(() => {});
+    try {
+      const ask = await stream.next((event) => event.method === "elicitation/create");
+      expect(ask.params).toMatchObject({ mode: "url", url: `${PUBLIC_URL}/inbox/${runId}/decision`, elicitationId: ask.id });
+      await operatorAnswer(runId, "from the GET stream's link");
+      const complete = await stream.next(
+        (event) => event.method?.startsWith("notifications/elicitation/") || event.method === "notifications/cancelled",
+      );
+      expect(complete).toMatchObject({ method: "notifications/elicitation/complete", params: { elicitationId: ask.id } });
+    } finally {
+      controller.abort();
+    }
   });
 
   it("a session that declared form mode too is asked the form, as before", async () => {
