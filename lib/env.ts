@@ -139,6 +139,13 @@ const ZEnv = z
     RUNIFOLD_OIDC_ADMIN_GROUP: z.string().min(1).optional(),
     /** `off` hides the password form and refuses password sign-in (SSO only). Keep `on` for the embedded default. */
     RUNIFOLD_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
+    /**
+     * `required` (default): an admin signed in with a password must have a second factor (TOTP)
+     * before using the console; `optional`: enrolment is each operator's choice (throwaway test stacks).
+     */
+    RUNIFOLD_ADMIN_MFA: z.enum(["required", "optional"]).default("required"),
+    /** The key TOTP secrets are sealed with (lib/auth/mfa-secret.ts); default NEXTAUTH_SECRET. */
+    RUNIFOLD_MFA_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   })
   .refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
     path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],

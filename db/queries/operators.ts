@@ -12,10 +12,16 @@ export type OperatorRow = {
   session_version: number;
   must_change_password: boolean;
   password_changed_at: Date | null;
+  /** The sealed TOTP secret (lib/auth/mfa-secret.ts); with `mfa_enabled_at` NULL an enrolment in progress. */
+  mfa_secret_sealed: string | null;
+  mfa_enabled_at: Date | null;
   created_at: Date;
 };
 
-export type OperatorSummary = Omit<OperatorRow, "password_hash"> & { tenant_slugs: string[] };
+/** What may leave the store for display: never the password hash or the sealed TOTP secret. */
+type PublicOperator = Omit<OperatorRow, "password_hash" | "mfa_secret_sealed">;
+
+export type OperatorSummary = PublicOperator & { tenant_slugs: string[] };
 
 /** Emails compare case-insensitively: stored lower-cased, looked up lower-cased. */
 export function normalizeEmail(email: string): string {
@@ -45,29 +51,43 @@ export async function findOperatorById(sql: SqlHandle, operatorId: string): Prom
 }
 
 const PUBLIC_COLUMNS =
-  "o.id, o.email, o.name, o.role, o.disabled_at, o.session_version, o.must_change_password, o.password_changed_at, o.created_at";
+  "o.id, o.email, o.name, o.role, o.disabled_at, o.session_version, o.must_change_password, o.password_changed_at, o.mfa_enabled_at, o.created_at";
 
-export type OperatorWithTenants = Omit<OperatorRow, "password_hash"> & { tenant_ids: string[]; session_live: boolean };
+export type OperatorWithTenants = PublicOperator & {
+  tenant_ids: string[];
+  session_live: boolean;
+  /** How the session was signed in (`password`, `sso`); null without a session. */
+  session_method: string | null;
+  /** Signed in with the password, the second factor still due (ASVS 2.8). */
+  session_second_factor_pending: boolean;
+  /** The session proved who it is within `recentMs` (sign-in, second factor or re-entry; ASVS 3.7.1). */
+  session_recent: boolean;
+};
 
 /**
- * The operator, the tenants it belongs to and whether session `sessionId` is still live, in one
- * round trip: what every authorization check re-reads (so a disabled or demoted operator, or a
- * signed-out session, loses access on its next request).
+ * The operator, the tenants it belongs to and the state of session `sessionId` (live, second
+ * factor still due, recently authenticated), in one round trip: what every authorization check
+ * re-reads (so a disabled or demoted operator, or a signed-out session, loses access on its next
+ * request).
  */
 export async function findOperatorWithTenants(
   sql: SqlHandle,
   operatorId: string,
   sessionId: string | null = null,
+  recentMs = 0,
 ): Promise<OperatorWithTenants | undefined> {
   if (!isUuid(operatorId)) return undefined;
   const rows = await sql.unsafe<OperatorWithTenants[]>(
     `SELECT ${PUBLIC_COLUMNS},
             coalesce(array_agg(m.tenant_id::text) FILTER (WHERE m.tenant_id IS NOT NULL), '{}') AS tenant_ids,
-            EXISTS (SELECT 1 FROM operator_sessions s WHERE s.id = $2 AND s.operator_id = o.id
-                      AND s.ended_at IS NULL AND s.expires_at > now()) AS session_live
+            (s.id IS NOT NULL AND s.ended_at IS NULL AND s.expires_at > now()) AS session_live,
+            s.method AS session_method,
+            coalesce(s.second_factor_pending, false) AS session_second_factor_pending,
+            coalesce(s.authenticated_at > now() - $3 * interval '1 millisecond', false) AS session_recent
      FROM operators o LEFT JOIN operator_tenants m ON m.operator_id = o.id
-     WHERE o.id = $1 GROUP BY o.id`,
-    [operatorId, sessionId],
+       LEFT JOIN operator_sessions s ON s.id = $2 AND s.operator_id = o.id
+     WHERE o.id = $1 GROUP BY o.id, s.id`,
+    [operatorId, sessionId, recentMs],
   );
   return rows[0];
 }
@@ -113,14 +133,19 @@ export async function endAllOperatorSessions(sql: SqlHandle, operatorId: string)
   return rows.length === 1;
 }
 
-/** Records a sign-in's session (the JWT carries `id`); also drops sessions that ended or expired a day ago. */
+/**
+ * Records a sign-in's session (the JWT carries `id`); also drops sessions that ended or expired a
+ * day ago. `secondFactorPending`: a password sign-in of an operator with MFA, refused by the
+ * console until the second step (lib/auth/mfa.ts) clears it.
+ */
 export async function insertOperatorSession(
   sql: SqlHandle,
-  params: { id: string; operatorId: string; maxAgeMs: number },
+  params: { id: string; operatorId: string; maxAgeMs: number; method?: "password" | "sso"; secondFactorPending?: boolean },
 ): Promise<void> {
   await sql.unsafe(
-    "INSERT INTO operator_sessions (id, operator_id, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')",
-    [params.id, params.operatorId, params.maxAgeMs],
+    `INSERT INTO operator_sessions (id, operator_id, expires_at, method, second_factor_pending)
+     VALUES ($1, $2, now() + $3 * interval '1 millisecond', $4, $5)`,
+    [params.id, params.operatorId, params.maxAgeMs, params.method ?? "password", params.secondFactorPending ?? false],
   );
   await sql.unsafe(
     `DELETE FROM operator_sessions WHERE operator_id = $1
@@ -182,7 +207,7 @@ export async function removeOperatorTenant(sql: SqlHandle, params: { operatorId:
 }
 
 /** Members of one tenant (admins see every tenant without being members). */
-export async function listTenantMembers(sql: SqlHandle, tenantId: string): Promise<Omit<OperatorRow, "password_hash">[]> {
+export async function listTenantMembers(sql: SqlHandle, tenantId: string): Promise<PublicOperator[]> {
   return sql.unsafe(
     `SELECT ${PUBLIC_COLUMNS}
      FROM operator_tenants m JOIN operators o ON o.id = m.operator_id WHERE m.tenant_id = $1 ORDER BY o.email`,

@@ -19,6 +19,7 @@ export type { DefinitionSummary } from "./definitions";
 export { definitionsFromStore, listPublishedDefinitions } from "./definitions";
 export { ensureFirstAdmin, FIRST_ADMIN_EMAIL } from "./first-admin";
 export { addMember, removeMember, ZAddMember, ZRemoveMember } from "./members";
+export { resetOperatorMfa, ZResetOperatorMfa } from "./operator-mfa";
 export type { CreatedOperator } from "./operators";
 export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
 export { parseInput } from "./parse-input";

@@ -3,7 +3,7 @@ import type { SqlHandle } from "@runifold/store";
 import { insertAuditEvent } from "../../db/queries/audit-events";
 import { isAppError } from "../errors";
 import type { OperatorContext } from "./operator-context";
-import { CROSS_SITE, PasswordChangeRequired } from "./require-operator";
+import { AuthenticationStepRequired, CROSS_SITE, PasswordChangeRequired } from "./require-operator";
 
 /**
  * Console access-control failures for the stored audit trail (ASVS 7.2.2, review F10): a server
@@ -52,9 +52,10 @@ export async function recordAccessDenied(sql: SqlHandle, operatorId: string, den
   }
 }
 
-/** Whether an error is a refusal worth recording: "not found" or "forbidden", not a forced password change or a cross-site request. */
+/** Whether an error is a refusal worth recording: "not found" or "forbidden", not a forced password change, a due authentication step or a cross-site request. */
 export function deniedReason(error: unknown): DeniedAccess["reason"] | undefined {
-  if (!isAppError(error) || error instanceof PasswordChangeRequired) return undefined;
+  if (!isAppError(error) || error instanceof PasswordChangeRequired || error instanceof AuthenticationStepRequired)
+    return undefined;
   if (error.code === "not_found") return "not_found";
   if (error.code === "forbidden" && error.message !== CROSS_SITE) return "forbidden";
   return undefined;

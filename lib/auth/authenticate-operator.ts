@@ -49,7 +49,14 @@ export function accountDelayMs(attempts: number): number {
 
 export const MAX_EMAIL_LENGTH = 320;
 
-export type SignedInOperator = { id: string; email: string; name: string; mustChangePassword: boolean };
+export type SignedInOperator = {
+  id: string;
+  email: string;
+  name: string;
+  mustChangePassword: boolean;
+  /** The password alone does not reach the console: the second step (lib/auth/mfa.ts) comes next. */
+  mfaEnabled?: boolean;
+};
 
 export type SignInOutcome =
   | { ok: true; operator: SignedInOperator }
@@ -68,7 +75,7 @@ function emailRef(email: string): string {
  * throttle key per web process; the refusals between are only counted in login_throttle.
  */
 const lastThrottledEvent = new Map<string, number>();
-function firstRefusalThisMinute(key: string): boolean {
+export function firstRefusalThisMinute(key: string): boolean {
   const now = Date.now();
   if (now - (lastThrottledEvent.get(key) ?? 0) < MINUTE) return false;
   if (lastThrottledEvent.size >= 10_000) lastThrottledEvent.clear();
@@ -141,6 +148,7 @@ export async function authenticateOperator(
         email: operator.email,
         name: operator.name,
         mustChangePassword: operator.must_change_password,
+        mfaEnabled: operator.mfa_enabled_at !== null,
       },
     };
   }

@@ -4,6 +4,17 @@ export { apiKeyIdOf, createApiKey, isScope, principalOfKey, SCOPES, verifyApiKey
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
 export { accountDelayMs, authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
 export { clientAddressFrom, parseTrustedProxies, rateKeyOfAddress, resolveClientAddress } from "./client-address";
+export type { CodeOutcome } from "./mfa";
+export {
+  beginMfaEnrolment,
+  confirmMfaEnrolment,
+  disableOwnMfa,
+  MFA_THROTTLE,
+  pendingMfaEnrolment,
+  reauthenticate,
+  verifySecondFactor,
+} from "./mfa";
+export { mfaKeyMaterial, openTotpSecret, sealTotpSecret } from "./mfa-secret";
 export {
   ACCESS_TOKEN_PREFIX,
   mintOpaqueToken,
@@ -18,6 +29,13 @@ export type { OperatorContext, SessionClaims } from "./operator-context";
 export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
 export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";
 export type { Operator, RequireOperatorOptions } from "./require-operator";
-export { assertSameOrigin, PasswordChangeRequired, requireOperator } from "./require-operator";
+export {
+  AuthenticationStepRequired,
+  assertSameOrigin,
+  PasswordChangeRequired,
+  RECENT_AUTH_MS,
+  requireOperator,
+} from "./require-operator";
 export type { SsoClaims, SsoOutcome, SsoRefusal, SsoSettings } from "./sso-sign-in";
 export { SSO_REFUSALS, signInWithSso } from "./sso-sign-in";
+export { newRecoveryCodes, normalizeTotpCode, recoveryCodeHash, TOTP_ISSUER, totpUri, verifyTotp } from "./totp";

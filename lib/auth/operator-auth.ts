@@ -111,7 +111,15 @@ export function buildAuthOptions(env: Env, deps: { sql: () => SqlHandle } = { sq
           // A new sign-in: its own session row, and the version every later request must still match.
           const sql = deps.sql();
           const sessionId = randomBytes(18).toString("base64url");
-          await insertOperatorSession(sql, { id: sessionId, operatorId: user.id, maxAgeMs: MAX_AGE_SECONDS * 1000 });
+          // A password sign-in of an operator with MFA starts with its second factor due (/login/mfa).
+          const method = account?.provider === OIDC_PROVIDER_ID ? "sso" : "password";
+          await insertOperatorSession(sql, {
+            id: sessionId,
+            operatorId: user.id,
+            maxAgeMs: MAX_AGE_SECONDS * 1000,
+            method,
+            secondFactorPending: method === "password" && (user as { mfaEnabled?: boolean }).mfaEnabled === true,
+          });
           const row = await findOperatorById(sql, user.id);
           token.sub = user.id;
           token.sid = sessionId;

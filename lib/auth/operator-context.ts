@@ -18,6 +18,11 @@ export type OperatorContext = {
   requestHeaders(): Promise<Headers>;
   /** Origins allowed besides the request's own host (RUNIFOLD_PUBLIC_URL, RUNIFOLD_ALLOWED_ORIGINS). */
   trustedOrigins?: string[];
+  /**
+   * RUNIFOLD_ADMIN_MFA=required (the web context's default): an admin signed in with a password
+   * must enrol a second factor before using the console. Test contexts may leave it out.
+   */
+  adminMfaRequired?: boolean;
 };
 
 export type SessionClaims = { sessionId: string | null; sessionVersion: number | null };

@@ -22,7 +22,44 @@ export type RequireOperatorOptions = {
   mutating?: boolean;
   /** Passes even while an admin's reset asks for a new password (the password page and its action). */
   duringPasswordChange?: boolean;
+  /** Passes while the sign-in's second factor is still due (the second step itself, sign-out). */
+  duringSecondFactor?: boolean;
+  /** Passes while an admin has yet to enrol a second factor (the enrolment page and its actions). */
+  duringMfaEnrolment?: boolean;
+  /**
+   * The session must have proved who it is within RECENT_AUTH_MS (ASVS 3.7.1: minting keys,
+   * creating admins, binding routes, approving OAuth clients, turning MFA off).
+   */
+  recentAuth?: boolean;
 };
+
+/**
+ * How long a sign-in, a second factor or a re-entered password or code counts as recent for the
+ * sensitive actions (ASVS 3.7.1): 10 minutes, long enough to finish a form, short enough that a
+ * session left open on an unattended screen cannot mint a key.
+ */
+export const RECENT_AUTH_MS = 10 * 60_000;
+
+/**
+ * A step of authentication is still due: the console sends the operator to it instead of
+ * answering (`step`: the second factor of a password sign-in, an admin's MFA enrolment, or a
+ * re-authentication before a sensitive action). Not an access decision: not audited as a denial.
+ */
+export class AuthenticationStepRequired extends AppError {
+  readonly step: "second_factor" | "mfa_enrolment" | "recent_auth";
+  constructor(step: AuthenticationStepRequired["step"]) {
+    super(
+      // A pending second factor is no session yet: anything that cannot redirect answers 401.
+      step === "second_factor" ? "unauthenticated" : "forbidden",
+      step === "second_factor"
+        ? "Enter the code from your authenticator app to finish signing in."
+        : step === "mfa_enrolment"
+          ? "Admins must set up two-factor authentication first: Account → Two-factor authentication (/account/mfa)."
+          : "This needs a recent sign-in: confirm it is you at Account → Confirm (/account/confirm), then try again within 10 minutes.",
+    );
+    this.step = step;
+  }
+}
 
 /** Refused while an admin's reset asks this operator for a new password: the console sends it to /account/password. */
 export class PasswordChangeRequired extends AppError {
@@ -42,13 +79,27 @@ export async function requireOperator(ctx: OperatorContext, options: RequireOper
   const operatorId = await ctx.sessionOperatorId();
   if (!operatorId) throw new AppError("unauthenticated");
   const claims = ctx.sessionClaims ? await ctx.sessionClaims() : undefined;
-  const row = await findOperatorWithTenants(ctx.sql, operatorId, claims?.sessionId ?? null);
+  const row = await findOperatorWithTenants(ctx.sql, operatorId, claims?.sessionId ?? null, RECENT_AUTH_MS);
   if (!row || row.disabled_at) throw new AppError("unauthenticated");
   // A signed-out session, or one issued before the session version was bumped, ends here (ASVS 3.3.1, 3.3.3).
   if (claims !== undefined && (!claims || !row.session_live || claims.sessionVersion !== row.session_version)) {
     throw new AppError("unauthenticated");
   }
+  // The password alone never reaches anything past the second step (ASVS 2.8), not even the password page.
+  if (claims && row.session_second_factor_pending && !options.duringSecondFactor)
+    throw new AuthenticationStepRequired("second_factor");
   if (row.must_change_password && !options.duringPasswordChange) throw new PasswordChangeRequired();
+  if (
+    claims &&
+    ctx.adminMfaRequired &&
+    row.role === "admin" &&
+    row.session_method === "password" &&
+    !row.mfa_enabled_at &&
+    !options.duringMfaEnrolment &&
+    !options.duringSecondFactor
+  )
+    throw new AuthenticationStepRequired("mfa_enrolment");
+  if (claims && options.recentAuth && !row.session_recent) throw new AuthenticationStepRequired("recent_auth");
   const operator: Operator = {
     id: row.id,
     email: row.email,

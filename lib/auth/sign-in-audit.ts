@@ -18,6 +18,14 @@ export type SignInEvent = {
     | "auth.login.throttled"
     | "auth.password.change"
     | "auth.logout"
+    | "auth.mfa.enrolled"
+    | "auth.mfa.disabled"
+    | "auth.mfa.success"
+    | "auth.mfa.failure"
+    | "auth.mfa.throttled"
+    | "auth.mfa.recovery_code_used"
+    | "auth.reauth.success"
+    | "auth.reauth.failure"
     | "operator.sso_sign_in"
     | "operator.jit_created"
     | "operator.sso_refused";
@@ -29,7 +37,13 @@ export type SignInEvent = {
 };
 
 /** A refused sign-in was done by nobody: the operator it names (if any) is a field, not the actor. */
-const REFUSALS = new Set<SignInEvent["action"]>(["auth.login.failure", "operator.sso_refused"]);
+const REFUSALS = new Set<SignInEvent["action"]>([
+  "auth.login.failure",
+  "operator.sso_refused",
+  "auth.mfa.failure",
+  "auth.mfa.throttled",
+  "auth.reauth.failure",
+]);
 
 export async function recordSignInEvent(sql: SqlHandle, event: SignInEvent): Promise<void> {
   const actor = event.operatorId && !REFUSALS.has(event.action) ? `operator:${event.operatorId}` : "anonymous";

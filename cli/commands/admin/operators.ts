@@ -1,5 +1,11 @@
 import { findOperatorByEmail, listOperators, type OperatorRole } from "../../../db/queries/operators";
-import { createOperator, resetOperatorPassword, setOperatorDisabled, signOutEverywhere } from "../../../lib/admin";
+import {
+  createOperator,
+  resetOperatorMfa,
+  resetOperatorPassword,
+  setOperatorDisabled,
+  signOutEverywhere,
+} from "../../../lib/admin";
 import { CliError, option, positionals, requiredOption } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -24,7 +30,7 @@ function done(io: CliIo, json: boolean, value: Record<string, unknown>, line: st
 
 registerCommand({
   name: "operators",
-  summary: "Operator logins for the web UI: create, list, disable, reset passwords, end sessions",
+  summary: "Operator logins for the web UI: create, list, disable, reset passwords or two-factor, end sessions",
   verbs: [
     {
       name: "create",
@@ -81,11 +87,12 @@ registerCommand({
         else
           printTable(
             io,
-            ["EMAIL", "ROLE", "STATE", "TENANTS", "CREATED"],
+            ["EMAIL", "ROLE", "STATE", "MFA", "TENANTS", "CREATED"],
             operators.map((o) => [
               o.email,
               o.role,
               o.disabled_at ? "disabled" : o.must_change_password ? "must change password" : "active",
+              o.mfa_enabled_at ? "totp" : "-",
               o.role === "admin" ? "all" : o.tenant_slugs.join(",") || "-",
               isoOrDash(o.created_at),
             ]),
@@ -149,6 +156,24 @@ registerCommand({
           reset,
           `Temporary password for ${reset.email} (pass it on privately; it must be changed at sign-in):\n${reset.temporaryPassword}`,
         );
+      },
+    },
+    {
+      name: "reset-mfa",
+      args: "",
+      summary: "Remove an operator's two-factor authentication (secret and recovery codes); ends every session",
+      options: [EMAIL, JSON_FLAG],
+      notes: [
+        "For a lost device without recovery codes, or after RUNIFOLD_MFA_KEY (or NEXTAUTH_SECRET) changed. An admin then enrols again at its next sign-in.",
+      ],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const email = requiredOption(parsed, "email");
+        const reset = await withAdmin(io, async (ctx) => resetOperatorMfa(ctx, { operatorId: await operatorId(ctx.sql, email) }));
+        const line = reset.hadMfa
+          ? `Removed two-factor authentication of ${reset.email}; its sessions have ended`
+          : `${reset.email} had no two-factor authentication; its sessions have ended`;
+        return done(io, parsed.flags.has("json"), { email: reset.email, hadMfa: reset.hadMfa, sessionsEnded: true }, line);
       },
     },
     {

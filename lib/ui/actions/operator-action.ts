@@ -16,6 +16,13 @@ export type OperatorActionOptions = {
   tenantScoped?: boolean;
   /** Callable while an admin's reset asks for a new password (the password change itself). */
   duringPasswordChange?: boolean;
+  /** Callable while an admin has yet to enrol a second factor (the enrolment's own actions). */
+  duringMfaEnrolment?: boolean;
+  /**
+   * Needs a recent authentication (ASVS 3.7.1, RECENT_AUTH_MS): always, or when this says so of the
+   * raw input (creating an operator only when it is an admin, consent only when approving).
+   */
+  recentAuth?: boolean | ((input: unknown) => boolean);
 };
 
 /**
@@ -38,6 +45,8 @@ export function operatorAction<S extends z.ZodType, R>(
         mutating: true,
         tenantId: options.tenantScoped ? tenantIdOf(input) : undefined,
         duringPasswordChange: options.duringPasswordChange,
+        duringMfaEnrolment: options.duringMfaEnrolment,
+        recentAuth: typeof options.recentAuth === "function" ? options.recentAuth(input) : options.recentAuth,
       });
       const parsed = parseInput(schema, input);
       return await body({ sql: ctx.sql, actor: { kind: "operator", id: operator.id, email: operator.email }, operator }, parsed);
@@ -46,6 +55,11 @@ export function operatorAction<S extends z.ZodType, R>(
       throw error;
     }
   };
+}
+
+/** A field of the raw input, read before parsing (what recentAuth decides on). */
+export function rawField(input: unknown, name: string): unknown {
+  return typeof input === "object" && input !== null ? (input as Record<string, unknown>)[name] : undefined;
 }
 
 /** The raw input's tenantId, read before parsing so that a foreign tenant is "not found" before any validation message. */

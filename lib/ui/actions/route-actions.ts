@@ -17,13 +17,16 @@ import { operatorAction } from "./operator-action";
 
 // The console binds routes to the definitions workers published to the store (never workflow code).
 
-/** Adds a tool or revises it (a new immutable revision), by lib/admin's one route-creation rule. */
+/**
+ * Adds a tool or revises it (a new immutable revision), by lib/admin's one route-creation rule.
+ * Binding a route decides what MCP clients can run: it needs a recent authentication (ASVS 3.7.1).
+ */
 export const saveRouteAction = operatorAction(
   ZSaveRoute,
   async (ctx, input) => ({
     revision: (await saveRoute({ ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) }, input)).route.revision,
   }),
-  { tenantScoped: true },
+  { tenantScoped: true, recentAuth: true },
 );
 
 const ZPreviewSchedule = z.object({ cron: z.string().trim().min(1).max(200), timezone: z.string().trim().max(100).optional() });

@@ -1,0 +1,345 @@
+import type { Account, User } from "next-auth";
+import type { JWT } from "next-auth/jwt";
+import { generate } from "otplib";
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetOperatorMfa } from "../../lib/admin";
+import {
+  AuthenticationStepRequired,
+  beginMfaEnrolment,
+  confirmMfaEnrolment,
+  MFA_THROTTLE,
+  reauthenticate,
+  requireOperator,
+  verifySecondFactor,
+} from "../../lib/auth";
+import { buildAuthOptions } from "../../lib/auth/web";
+import { readEnv } from "../../lib/env";
+import { createKeyAction } from "../../lib/ui/actions/key-actions";
+import { createOperatorAction } from "../../lib/ui/actions/tenant-actions";
+import { freshDatabase } from "../helpers/db";
+import { contextFor, makeOperator, makeTenant } from "../ui/helpers";
+import { signedInContext } from "./helpers";
+
+// Issue 33 (review 3, ASVS 2.8 and 3.7.1): TOTP for password operators with one-time recovery
+// codes, required for admins signed in with a password, and a recent authentication before the
+// sensitive console actions. Real Postgres, the real next-auth callbacks.
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let sql: postgres.Sql;
+const KEY = "mfa-test-key-material-0123456789";
+const PASSWORD = "correct horse battery";
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  sql = db.sql;
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+const options = () => buildAuthOptions(readEnv({ NEXTAUTH_SECRET: KEY }), { sql: () => sql });
+const credentialsAccount = { provider: "credentials", type: "credentials", providerAccountId: "x" } as Account;
+
+/** What next-auth does for the password form: the provider's authorize, then the jwt callback. */
+async function passwordSignIn(email: string, password: string, address = "10.9.0.1"): Promise<JWT | null> {
+  const opts = options();
+  const provider = opts.providers.find((p) => p.id === "credentials") as unknown as {
+    options: { authorize(credentials: Record<string, string>, req: unknown): Promise<User | null> };
+  };
+  const user = await provider.options.authorize({ email, password }, { headers: { "x-real-ip": address } });
+  if (!user) return null;
+  return (await opts.callbacks?.jwt?.({ token: {} as JWT, user, account: credentialsAccount, trigger: "signIn" })) as JWT;
+}
+
+function sessionContext(token: JWT, adminMfaRequired = false) {
+  return {
+    ...contextFor(sql, token.sub ?? null),
+    adminMfaRequired,
+    sessionClaims: async () => ({ sessionId: token.sid as string, sessionVersion: token.sv as number }),
+  };
+}
+
+/** Enrols `operatorId` with a fresh secret; returns it and the recovery codes. */
+async function enrol(operatorId: string, email: string) {
+  const { secret } = await beginMfaEnrolment(sql, { operatorId, accountName: email, keyMaterial: KEY });
+  const { recoveryCodes } = await confirmMfaEnrolment(sql, {
+    operatorId,
+    sessionId: null,
+    code: await generate({ secret }),
+    clientAddress: null,
+    keyMaterial: KEY,
+  });
+  // The enrolment spent the current step: sign-in codes in these tests come from the next one.
+  await sql`UPDATE operators SET mfa_last_step = mfa_last_step - 1 WHERE id = ${operatorId}`;
+  return { secret, recoveryCodes };
+}
+
+const stepOf = (error: unknown) => (error instanceof AuthenticationStepRequired ? error.step : String(error));
+
+async function auditActions(operatorId: string): Promise<string[]> {
+  const rows = await sql<{ action: string }[]>`
+    SELECT action FROM audit_events WHERE operator_id = ${operatorId} OR fields->>'operatorId' = ${operatorId} ORDER BY id`;
+  return rows.map((row) => row.action);
+}
+
+describe("TOTP enrolment", () => {
+  it("shows a secret and an otpauth:// URI, refuses a wrong first code, and stores the secret sealed and the codes hashed", async () => {
+    const op = await makeOperator(sql, "operator");
+    const started = await beginMfaEnrolment(sql, { operatorId: op.id, accountName: op.email, keyMaterial: KEY });
+    expect(started.uri).toMatch(/^otpauth:\/\/totp\/Runifold:/);
+    expect(started.uri).toContain(`secret=${started.secret}`);
+    await expect(
+      confirmMfaEnrolment(sql, { operatorId: op.id, sessionId: null, code: "000000", clientAddress: null, keyMaterial: KEY }),
+    ).rejects.toMatchObject({ code: "bad_request" });
+    const { recoveryCodes } = await confirmMfaEnrolment(sql, {
+      operatorId: op.id,
+      sessionId: null,
+      code: await generate({ secret: started.secret }),
+      clientAddress: null,
+      keyMaterial: KEY,
+    });
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+
+    const [row] = await sql<{ mfa_secret_sealed: string; mfa_enabled_at: Date | null }[]>`
+      SELECT mfa_secret_sealed, mfa_enabled_at FROM operators WHERE id = ${op.id}`;
+    expect(row?.mfa_enabled_at).toBeInstanceOf(Date);
+    expect(row?.mfa_secret_sealed).not.toContain(started.secret);
+    const stored = await sql<{ code_hash: string }[]>`SELECT code_hash FROM operator_recovery_codes WHERE operator_id = ${op.id}`;
+    expect(stored).toHaveLength(10);
+    for (const code of recoveryCodes) {
+      expect(stored.map((s) => s.code_hash)).not.toContain(code);
+    }
+    // Nothing secret in the trail: neither the TOTP secret nor a recovery code.
+    const trail = JSON.stringify(await sql`SELECT fields FROM audit_events WHERE operator_id = ${op.id}`);
+    expect(trail).not.toContain(started.secret);
+    for (const code of recoveryCodes) expect(trail).not.toContain(code);
+    expect(await auditActions(op.id)).toEqual(expect.arrayContaining(["auth.mfa.failure", "auth.mfa.enrolled"]));
+  });
+});
+
+describe("sign-in with MFA on", () => {
+  it("needs the code: the password alone reaches nothing, the code completes the session, and a code is good once", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    const { secret } = await enrol(op.id, op.email);
+    const token = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    expect(token?.sid).toEqual(expect.any(String));
+    const ctx = sessionContext(token);
+    // Before the second step: refused everywhere, the password page included.
+    for (const opts of [{}, { duringPasswordChange: true }, { duringMfaEnrolment: true }]) {
+      const refused = await requireOperator(ctx, opts).catch((error: unknown) => error);
+      expect(stepOf(refused)).toBe("second_factor");
+      expect(refused).toMatchObject({ code: "unauthenticated" });
+    }
+    const code = await generate({ secret });
+    const ok = await verifySecondFactor(sql, {
+      operatorId: op.id,
+      sessionId: token.sid as string,
+      code,
+      clientAddress: "10.9.0.1",
+      keyMaterial: KEY,
+    });
+    expect(ok).toMatchObject({ ok: true, via: "totp" });
+    expect((await requireOperator(ctx)).id).toBe(op.id);
+
+    // The same code again (a second session, a replay): refused.
+    const second = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    expect(
+      await verifySecondFactor(sql, {
+        operatorId: op.id,
+        sessionId: second.sid as string,
+        code,
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toEqual({ ok: false, reason: "invalid" });
+    expect(stepOf(await requireOperator(sessionContext(second)).catch((e: unknown) => e))).toBe("second_factor");
+    expect(await auditActions(op.id)).toEqual(expect.arrayContaining(["auth.mfa.success", "auth.mfa.failure"]));
+  });
+
+  it("refuses wrong codes and then throttles, the right code included, until the lock ends", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    const { secret } = await enrol(op.id, op.email);
+    const token = (await passwordSignIn(op.email, PASSWORD, "10.9.1.1")) as JWT;
+    const attempt = (code: string) =>
+      verifySecondFactor(sql, {
+        operatorId: op.id,
+        sessionId: token.sid as string,
+        code,
+        clientAddress: "10.9.1.1",
+        keyMaterial: KEY,
+      });
+    for (let i = 0; i < MFA_THROTTLE.operator.limit; i++)
+      expect(await attempt("123456")).toEqual({ ok: false, reason: "invalid" });
+    // Locked: the right code is not even checked, from this address or another one.
+    expect(await attempt(await generate({ secret }))).toMatchObject({ ok: false, reason: "throttled" });
+    expect(
+      await verifySecondFactor(sql, {
+        operatorId: op.id,
+        sessionId: token.sid as string,
+        code: await generate({ secret }),
+        clientAddress: "10.9.2.2",
+        keyMaterial: KEY,
+      }),
+    ).toMatchObject({ ok: false, reason: "throttled" });
+    expect(stepOf(await requireOperator(sessionContext(token)).catch((e: unknown) => e))).toBe("second_factor");
+    expect(await auditActions(op.id)).toEqual(expect.arrayContaining(["auth.mfa.failure", "auth.mfa.throttled"]));
+
+    // Once the lock is over, the right code signs in and clears the count.
+    await sql`UPDATE login_throttle SET locked_until = now() - interval '1 second' WHERE key = ${`mfa:${op.id}`}`;
+    expect(await attempt(await generate({ secret }))).toMatchObject({ ok: true });
+    expect(await sql`SELECT 1 FROM login_throttle WHERE key = ${`mfa:${op.id}`}`).toHaveLength(0);
+  });
+
+  it("takes a recovery code instead of the code, once", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    const { recoveryCodes } = await enrol(op.id, op.email);
+    const code = recoveryCodes[3] as string;
+    const first = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    // As typed: lower case, without dashes.
+    const typed = code.toLowerCase().replaceAll("-", " ");
+    expect(
+      await verifySecondFactor(sql, {
+        operatorId: op.id,
+        sessionId: first.sid as string,
+        code: typed,
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toEqual({ ok: true, via: "recovery", recoveryCodesLeft: 9 });
+    expect((await requireOperator(sessionContext(first))).id).toBe(op.id);
+
+    const again = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    expect(
+      await verifySecondFactor(sql, {
+        operatorId: op.id,
+        sessionId: again.sid as string,
+        code,
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toEqual({ ok: false, reason: "invalid" });
+    expect(stepOf(await requireOperator(sessionContext(again)).catch((e: unknown) => e))).toBe("second_factor");
+    expect(await auditActions(op.id)).toContain("auth.mfa.recovery_code_used");
+  });
+
+  it("leaves a sign-in without MFA as it was (no second step)", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    const token = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    expect((await requireOperator(sessionContext(token))).id).toBe(op.id);
+  });
+});
+
+describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
+  it("sends an admin signed in with a password and no MFA to enrolment before anything else", async () => {
+    const admin = await makeOperator(sql, "admin", [], PASSWORD);
+    const token = (await passwordSignIn(admin.email, PASSWORD)) as JWT;
+    const refused = await requireOperator(sessionContext(token, true)).catch((e: unknown) => e);
+    expect(stepOf(refused)).toBe("mfa_enrolment");
+    expect((refused as Error).message).toContain("/account/mfa");
+    // The enrolment page and its actions pass; so does the same admin where the rule is off.
+    expect((await requireOperator(sessionContext(token, true), { duringMfaEnrolment: true })).id).toBe(admin.id);
+    expect((await requireOperator(sessionContext(token, false))).id).toBe(admin.id);
+    // An operator (not admin) is not required to.
+    const member = await makeOperator(sql, "operator", [], PASSWORD);
+    const memberToken = (await passwordSignIn(member.email, PASSWORD)) as JWT;
+    expect((await requireOperator(sessionContext(memberToken, true))).id).toBe(member.id);
+
+    // Enrolled, the admin's next sign-in asks for the code and then reaches the console.
+    const { secret } = await enrol(admin.id, admin.email);
+    const next = (await passwordSignIn(admin.email, PASSWORD)) as JWT;
+    expect(stepOf(await requireOperator(sessionContext(next, true)).catch((e: unknown) => e))).toBe("second_factor");
+    await verifySecondFactor(sql, {
+      operatorId: admin.id,
+      sessionId: next.sid as string,
+      code: await generate({ secret }),
+      clientAddress: null,
+      keyMaterial: KEY,
+    });
+    expect((await requireOperator(sessionContext(next, true))).id).toBe(admin.id);
+  });
+
+  it("an admin's reset (CLI and lib/admin) removes the factor and ends the sessions", async () => {
+    const admin = await makeOperator(sql, "admin", [], PASSWORD);
+    await enrol(admin.id, admin.email);
+    const ctx = await signedInContext(sql, admin.id);
+    expect(await resetOperatorMfa({ sql, actor: { kind: "cli", user: "ops", host: "h" } }, { operatorId: admin.id })).toEqual({
+      email: admin.email,
+      hadMfa: true,
+    });
+    await expect(requireOperator(ctx)).rejects.toMatchObject({ code: "unauthenticated" });
+    expect(await sql`SELECT 1 FROM operator_recovery_codes WHERE operator_id = ${admin.id}`).toHaveLength(0);
+    const [row] = await sql`SELECT mfa_secret_sealed FROM operators WHERE id = ${admin.id}`;
+    expect(row?.mfa_secret_sealed).toBeNull();
+    const [event] = await sql`SELECT action FROM audit_events WHERE fields->>'targetOperatorId' = ${admin.id}`;
+    expect(event?.action).toBe("auth.mfa.reset");
+  });
+});
+
+describe("re-authentication before sensitive actions (ASVS 3.7.1)", () => {
+  const ageSession = (sessionId: string) =>
+    sql`UPDATE operator_sessions SET authenticated_at = now() - interval '11 minutes' WHERE id = ${sessionId}`;
+
+  it("refuses minting a key in a session last authenticated over 10 minutes ago, until the password is entered again", async () => {
+    const tenant = await makeTenant(sql, "tenant-reauth");
+    const op = await makeOperator(sql, "operator", [tenant.id], PASSWORD);
+    const ctx = await signedInContext(sql, op.id);
+    // Fresh from sign-in: allowed.
+    expect(await createKeyAction(ctx, { tenantId: tenant.id, name: "fresh" })).toMatchObject({ token: expect.any(String) });
+
+    await ageSession(ctx.sessionId);
+    const refused = await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" }).catch((e: unknown) => e);
+    expect(stepOf(refused)).toBe("recent_auth");
+    expect((refused as Error).message).toMatch(/recent sign-in.*\/account\/confirm/);
+    expect(await sql`SELECT 1 FROM api_keys WHERE name = 'stale'`).toHaveLength(0);
+    // Other actions need no re-entry.
+    expect((await requireOperator(ctx)).id).toBe(op.id);
+
+    const wrong = await reauthenticate(sql, {
+      operatorId: op.id,
+      sessionId: ctx.sessionId,
+      secret: "not the password",
+      clientAddress: null,
+      keyMaterial: KEY,
+    });
+    expect(wrong).toEqual({ ok: false, reason: "invalid" });
+    expect(stepOf(await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" }).catch((e: unknown) => e))).toBe(
+      "recent_auth",
+    );
+
+    expect(
+      await reauthenticate(sql, {
+        operatorId: op.id,
+        sessionId: ctx.sessionId,
+        secret: PASSWORD,
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toMatchObject({ ok: true });
+    expect(await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" })).toMatchObject({ token: expect.any(String) });
+    expect(await auditActions(op.id)).toEqual(expect.arrayContaining(["auth.reauth.failure", "auth.reauth.success"]));
+  });
+
+  it("takes an authenticator code as the re-entry when MFA is on, and asks for it before creating an admin (not an operator)", async () => {
+    const admin = await makeOperator(sql, "admin", [], PASSWORD);
+    const { secret } = await enrol(admin.id, admin.email);
+    const ctx = await signedInContext(sql, admin.id);
+    await ageSession(ctx.sessionId);
+    const newOperator = { email: `op-${Date.now()}@ops.test`, password: "another long password", role: "operator" };
+    expect(await createOperatorAction(ctx, newOperator)).toMatchObject({ email: newOperator.email });
+    const newAdmin = { email: `admin-${Date.now()}@ops.test`, password: "another long password", role: "admin" };
+    expect(stepOf(await createOperatorAction(ctx, newAdmin).catch((e: unknown) => e))).toBe("recent_auth");
+
+    expect(
+      await reauthenticate(sql, {
+        operatorId: admin.id,
+        sessionId: ctx.sessionId,
+        secret: await generate({ secret }),
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toMatchObject({ ok: true });
+    expect(await createOperatorAction(ctx, newAdmin)).toMatchObject({ email: newAdmin.email, role: "admin" });
+  });
+});
