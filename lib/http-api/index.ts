@@ -1,3 +1,9 @@
+export {
+  createApprovalDecisionHandler,
+  createApprovalsJwksHandler,
+  createApprovalsListHandler,
+  type DecisionRouteParams,
+} from "./approvals-handler";
 export type { VerifyBearer } from "./bearer-auth";
 export { bearerVerifier } from "./bearer-auth";
 export { type CappedBody, readCappedBody } from "./read-capped-body";

@@ -1,3 +1,4 @@
+import { requestApproval } from "./context/approval";
 import { Attempt, type AttemptDeps } from "./context/attempt";
 import { runStep } from "./context/step";
 import { requestInputs, signalWaiter, sleep } from "./context/waits";
@@ -39,6 +40,7 @@ export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; 
           (responses) => responses[key] as NonNullable<(typeof responses)[string]>,
         ),
       ),
+    requestApproval: (key, options) => contained(requestApproval(attempt, key, options)),
     progress: (progress) => contained(reportBestEffort(attempt, progress)),
     log: (message, data) => contained(logBestEffort(attempt, message, data)),
   };

@@ -139,7 +139,8 @@ export async function executeRun(
     attempt.ended = true;
     let encoded: WorkflowResult;
     try {
-      encoded = encodeJson(normalizeResult(result), "the workflow's result", deps.limits.resultBytes).value as WorkflowResult;
+      encoded = encodeJson(normalizeResult(result, attempt.receipts), "the workflow's result", deps.limits.resultBytes)
+        .value as WorkflowResult;
     } catch (error) {
       return await failWith(deps, run, fail, error, undefined);
     }
@@ -280,11 +281,13 @@ async function releaseWhenStoreAnswers(deps: ExecuteDeps, lease: Lease, giveUpAf
 }
 
 /** Keeps the stored result a valid CallToolResult even if a workflow returns something loose. */
-function normalizeResult(result: WorkflowResult): WorkflowResult {
+function normalizeResult(result: WorkflowResult, receipts: readonly string[]): WorkflowResult {
   const content = Array.isArray(result?.content) ? result.content : [];
   return {
     content,
     ...(result?.structuredContent ? { structuredContent: result.structuredContent } : {}),
     ...(result?.isError ? { isError: true } : {}),
+    // The receipts of the approvals this run passed (docs/approvals.md): anyone holding the result can verify them.
+    ...(receipts.length > 0 ? { _meta: { "io.runifold/approvals": [...receipts] } } : {}),
   };
 }

@@ -1,3 +1,5 @@
+export * from "./approvals";
+export type { ApprovalOptions, ApprovalResult } from "./approvals/types";
 export { CHANNELS, taskIdsOf } from "./channels";
 export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
@@ -27,6 +29,15 @@ export { cancelRun, cancelRunAsAdmin, cancelRunForTenant } from "./ops/cancel-ru
 export { LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export type { CreatedRun, CreateRunParams, IdempotencyOptions } from "./ops/create-run";
 export { createRun, DEFAULT_IDEMPOTENCY_TTL_MS } from "./ops/create-run";
+export {
+  type DecideResult,
+  type DecidingOperator,
+  type DecisionInput,
+  decideApproval,
+  MAX_COMMENT_CHARS,
+  type RefusalCode,
+} from "./ops/decide-approval";
+export { listApprovals, type OpenApproval } from "./ops/list-approvals";
 export { STRANDED_MESSAGE_PREFIX } from "./ops/mark-stranded-runs";
 export type { ProvideInputParams, ProvideInputResult } from "./ops/provide-input";
 export { provideInput, provideInputAsAdmin, provideInputForTenant } from "./ops/provide-input";

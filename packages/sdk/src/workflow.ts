@@ -1,17 +1,28 @@
 import type { z } from "zod";
+import type { ApprovalOptions, ApprovalResult } from "./approvals/types";
 import type { RetryPolicy } from "./policy/retry-policy";
 
 /** A content block of a tool result (MCP `ContentBlock`, the subset workflows produce). */
+/** MCP's ContentBlock (2025-11-25 schema): text, image, audio, a resource link or an embedded resource. */
 export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "image"; data: string; mimeType: string }
-  | { type: "resource_link"; uri: string; name: string; mimeType?: string };
+  | { type: "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string }
+  | { type: "resource"; resource: EmbeddedResourceContents };
+
+/** An embedded resource's contents: text or a base64 blob, with its URI. */
+export type EmbeddedResourceContents =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
 
 /** What a workflow returns: shaped like MCP's `CallToolResult`. */
 export type WorkflowResult = {
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** Set by the engine: `io.runifold/approvals` lists the receipts of the run's settled approvals. */
+  _meta?: Record<string, unknown>;
 };
 
 /** An elicitation-shaped input request, exactly what MCP puts in `inputRequests[key]`. */
@@ -86,6 +97,12 @@ export type WorkflowContext = {
   requestInput(key: string, request: InputRequest, timeout?: InputTimeout): Promise<InputResponse>;
   /** Several keyed requests outstanding at once; resolves when all are answered (or timed out). */
   requestInputs(requests: Record<string, InputRequest>, timeout?: InputTimeout): Promise<Record<string, InputResponse>>;
+  /**
+   * A human decision under a policy (docs/approvals.md): the run waits until the approvers' decisions
+   * reach a quorum, a rejection quorum, or the expiry; returns the outcome, every decision (who,
+   * through which channel, when, with what comment) and a signed receipt (compact JWS, ES256).
+   */
+  requestApproval(key: string, options: ApprovalOptions): Promise<ApprovalResult>;
   /** Visible progress for clients and operators. Best effort: it never rejects. */
   progress(progress: Progress): Promise<void>;
   /**

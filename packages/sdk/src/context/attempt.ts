@@ -58,7 +58,16 @@ export class Attempt {
   /** The wait of this attempt on its way to the store, e.g. `ctx.sleep("nap")`. */
   private waitInFlight: string | undefined;
 
+  /** The receipts of the approvals this attempt passed, for the result's `_meta["io.runifold/approvals"]`. */
+  readonly receipts: string[] = [];
+
   constructor(readonly deps: AttemptDeps) {}
+
+  /** Keeps a settled approval's receipt for the final result (executor.ts), and hands the result on. */
+  keepReceipt<T extends { receipt: string }>(result: T): T {
+    if (!this.receipts.includes(result.receipt)) this.receipts.push(result.receipt);
+    return result;
+  }
 
   /** Throws when the attempt is over: a dangling or post-park ctx call must not run anything. */
   ensureLive() {

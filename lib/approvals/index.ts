@@ -1,0 +1,1 @@
+export { operatorOfPrincipal } from "./person-of-principal";

@@ -1,0 +1,72 @@
+import type { SqlHandle } from "@runifold/store";
+import type { NormalizedPolicy } from "./policy";
+import type { ApprovalDecision } from "./receipt";
+
+/** An approval row as the ops read it (times as ISO strings; `escalation_due` and `expired` by the store's clock). */
+export type ApprovalRow = {
+  run_id: string;
+  key: string;
+  tenant_id: string;
+  message: string;
+  details: unknown;
+  requested_schema: unknown;
+  policy: NormalizedPolicy;
+  args_digest: string;
+  details_digest: string;
+  policy_digest: string;
+  excluded_operator_ids: string[];
+  status: "open" | "approved" | "rejected" | "expired";
+  outcome: "approved" | "rejected" | "expired" | null;
+  opened_at: string;
+  expires_at: string | null;
+  escalates_at: string | null;
+  escalated_at: string | null;
+  settled_at: string | null;
+  receipt: string | null;
+  escalation_due: boolean;
+  expired: boolean;
+};
+
+const COLUMNS = `run_id, key, tenant_id, message, details, requested_schema, policy, args_digest, details_digest,
+  policy_digest, excluded_operator_ids::text[] AS excluded_operator_ids, status, outcome,
+  to_char(opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS opened_at,
+  to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
+  to_char(escalates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS escalates_at,
+  to_char(escalated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS escalated_at,
+  to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS settled_at,
+  receipt, coalesce(escalates_at <= now(), false) AS escalation_due, coalesce(expires_at <= now(), false) AS expired`;
+
+/** Locks and reads one approval (FOR UPDATE: decisions and the worker's wait serialise on it). */
+export async function lockApproval(tx: SqlHandle, runId: string, key: string): Promise<ApprovalRow | undefined> {
+  const rows = await tx.unsafe<ApprovalRow[]>(`SELECT ${COLUMNS} FROM approvals WHERE run_id = $1 AND key = $2 FOR UPDATE`, [
+    runId,
+    key,
+  ]);
+  return rows[0];
+}
+
+/** The decisions of one approval, in the order they were made. */
+export async function readDecisions(tx: SqlHandle, runId: string, key: string): Promise<ApprovalDecision[]> {
+  return tx.unsafe<ApprovalDecision[]>(
+    `SELECT operator_id::text AS "operatorId", email, channel, decision, comment,
+            to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+     FROM approval_decisions WHERE run_id = $1 AND key = $2 ORDER BY at, id`,
+    [runId, key],
+  );
+}
+
+/** Settles an open approval once (status and outcome); false when it was settled already. */
+export async function settleApproval(
+  tx: SqlHandle,
+  runId: string,
+  key: string,
+  status: "approved" | "rejected" | "expired",
+  outcome: "approved" | "rejected" | "expired",
+): Promise<boolean> {
+  const rows = await tx.unsafe(
+    `UPDATE approvals SET status = $3, outcome = $4, settled_at = now()
+     WHERE run_id = $1 AND key = $2 AND status = 'open' RETURNING 1`,
+    [runId, key, status, outcome],
+  );
+  return rows.length === 1;
+}
