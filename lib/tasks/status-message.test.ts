@@ -23,6 +23,26 @@ describe("statusMessageOf: what a task waits for, in words a model can relay", (
     expect(statusMessageOf(three, NOW)).toBe("Waiting for an operator of tenant-acme to answer 'a', 'b' and 'c'");
   });
 
+  it("says whose approval a run waits for, how far it is, and its clock", () => {
+    const approval = record({
+      status: "waiting_signal",
+      waitDetail: {
+        approval: {
+          key: "ship",
+          since: NOW.toISOString(),
+          approvers: "group finance",
+          quorum: 2,
+          approved: 1,
+          escalatesAt: "2026-12-02T14:00:00.000Z",
+          deadline: "2026-12-03T09:30:00.000Z",
+        },
+      },
+    });
+    expect(statusMessageOf(approval, NOW)).toBe(
+      "Waiting for approval 'ship': 1 of 2 from group finance; escalates at 14:00 UTC; expires at 2026-12-03 09:30 UTC",
+    );
+  });
+
   it("says until when a run sleeps, and which signal it waits for", () => {
     const sleeping = record({ status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-12-02T14:00:00.000Z" } } });
     expect(statusMessageOf(sleeping, NOW)).toBe("Sleeping until 14:00 UTC");

@@ -33,6 +33,7 @@ export function statusMessageOf(record: DescribedRecord, now: Date = new Date())
         : `Sleeping until ${until}`;
     }
     case "waiting_signal": {
+      if (record.waitDetail && "approval" in record.waitDetail) return waitingForApproval(record.waitDetail.approval, now);
       const signal = record.waitDetail && "signal" in record.waitDetail ? record.waitDetail.signal : undefined;
       if (!signal) return "Waiting for a signal";
       const deadline = signal.deadline ? ` (until ${utcTime(new Date(signal.deadline), now)})` : "";
@@ -52,6 +53,19 @@ function waitingForInput(record: DescribedRecord): string | undefined {
   const quoted = keys.map((key) => `'${key}'`);
   const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
   return `Waiting for an operator of ${record.tenantSlug} to answer ${list}`;
+}
+
+/** "Waiting for approval 'ship': 1 of 2 from group finance; escalates at 14:00 UTC; expires at 2026-12-04 09:00 UTC". */
+function waitingForApproval(
+  approval: { key: string; deadline?: string; escalatesAt?: string; approvers?: string; quorum?: number; approved?: number },
+  now: Date,
+): string {
+  const parts = [
+    approval.approvers ? `${approval.approved ?? 0} of ${approval.quorum ?? 1} from ${approval.approvers}` : "",
+    approval.escalatesAt ? `escalates at ${utcTime(new Date(approval.escalatesAt), now)}` : "",
+    approval.deadline ? `expires at ${utcTime(new Date(approval.deadline), now)}` : "",
+  ].filter(Boolean);
+  return `Waiting for approval '${approval.key}'${parts.length ? `: ${parts.join("; ")}` : ""}`;
 }
 
 /** "14:00 UTC" (seconds only when they are not :00), with the date when it is not today (UTC). */

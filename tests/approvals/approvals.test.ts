@@ -66,6 +66,11 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
     const first = await fx.decide(fx.b.token, taskId, "approve", "budget ok");
     expect(first.status).toBe(201);
     expect(await first.json()).toMatchObject({ outcome: null });
+    expect((await fx.sql`SELECT wait_detail FROM runs WHERE id = ${taskId}`)[0]?.wait_detail.approval).toMatchObject({
+      approvers: "group finance",
+      quorum: 2,
+      approved: 1,
+    });
     expect((await fx.decide(fx.b.token, taskId, "approve")).status).toBe(409); // no person counts twice
     const second = await fx.decide(fx.c.token, taskId, "approve");
     expect(second.status).toBe(201);

@@ -2,7 +2,7 @@ import { inTransaction, jsonParam, type SqlHandle } from "@runifold/store";
 import { auditApproval } from "../approvals/audit";
 import { issueReceipt, type ReceiptSigner } from "../approvals/issue-receipt";
 import { type ApprovalRequest, openApproval } from "../approvals/open";
-import { type ApprovalOutcome, expiryOutcome } from "../approvals/policy";
+import { type ApprovalOutcome, describeApprovers, expiryOutcome } from "../approvals/policy";
 import { lockApproval, readDecisions, settleApproval } from "../approvals/rows";
 import type { ApprovalResult } from "../approvals/types";
 import { CHANNELS } from "../channels";
@@ -57,14 +57,24 @@ export async function awaitApproval(
                   checkpoints = checkpoints + 1, lost_attempts = 0, updated_at = now(),
                   wait_detail = (SELECT jsonb_build_object('approval', jsonb_strip_nulls(jsonb_build_object(
                                    'key', a.key, 'since', a.opened_at, 'deadline', a.expires_at,
-                                   'escalatesAt', CASE WHEN a.escalated_at IS NULL THEN a.escalates_at END)))
+                                   'escalatesAt', CASE WHEN a.escalated_at IS NULL THEN a.escalates_at END,
+                                   'approvers', $5::text, 'quorum', $6::int,
+                                   'approved', (SELECT count(*) FROM approval_decisions d
+                                                WHERE d.run_id = a.run_id AND d.key = a.key AND d.decision = 'approve'))))
                                  FROM approvals a WHERE a.run_id = $1 AND a.key = $4)
            WHERE id = $1 AND ${LEASE_GUARD} RETURNING id
          ), history AS (
            INSERT INTO run_events (run_id, type, payload) SELECT id, 'waiting_approval', jsonb_build_object('key', $4::text) FROM parked
          )
          SELECT pg_notify('${CHANNELS.task}', id::text) FROM parked`,
-        [lease.runId, lease.workerId, lease.attempt, request.key],
+        [
+          lease.runId,
+          lease.workerId,
+          lease.attempt,
+          request.key,
+          describeApprovers(approval.policy, approval.escalated_at !== null),
+          approval.policy.quorum,
+        ],
       );
       return { kind: "suspended" } as const;
     }

@@ -109,6 +109,14 @@ export async function decideApproval(
         [taskId, key],
       );
     }
+    if (!outcome) {
+      // The status message counts approvals so far ("1 of 2 from group finance"): keep the wait's count true.
+      await tx.unsafe(
+        `UPDATE runs SET updated_at = now(), wait_detail = jsonb_set(wait_detail, '{approval,approved}', to_jsonb($3::int))
+         WHERE id = $1 AND status = 'waiting_signal' AND wait_detail->'approval'->>'key' = $2`,
+        [taskId, key, decisions.filter((d) => d.decision === "approve").length],
+      );
+    }
     await tx.unsafe(`SELECT pg_notify('${CHANNELS.task}', $1)`, [taskId]);
     return { kind: "recorded", outcome, decisions } as const;
   });

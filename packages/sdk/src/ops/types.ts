@@ -39,7 +39,19 @@ export type RunRow = {
 export type WaitDetail =
   | { timer: { key: string; wakeAt: string } }
   | { signal: { name: string; since: string; deadline?: string } }
-  | { input: { keys: string[]; since: string; deadline?: string } };
+  | { input: { keys: string[]; since: string; deadline?: string } }
+  | {
+      /** ctx.requestApproval (ops/await-approval.ts): the policy in words, approvals so far of the quorum, its clock. */
+      approval: {
+        key: string;
+        since: string;
+        deadline?: string;
+        escalatesAt?: string;
+        approvers?: string;
+        quorum?: number;
+        approved?: number;
+      };
+    };
 
 /** The run columns every op returns (bigint columns as numbers), optionally qualified by a table alias. */
 export function runColumns(alias?: string): string {
