@@ -6,7 +6,7 @@ import { addOperatorTenant, createOperator } from "../db/queries/operators";
 import { findTenantBySlug } from "../db/queries/tenants";
 import { createApiKey, hashPassword } from "../lib/auth";
 import { connectLegacyClient } from "../tests/helpers/legacy-client";
-import { createAdmin, screenshot, withStackDatabase } from "./fixtures";
+import { screenshot, withStackDatabase } from "./fixtures";
 
 // URL-mode input (issue 29, DESIGN §8): an MCP client that declared only `elicitation.url` is sent
 // the question's console page, `<public URL>/inbox/<task>/<key>`. A person opens it in the browser,
@@ -46,6 +46,19 @@ async function urlOnlyCall(expenseId: string) {
   return { asked, result, completed, close: mcp.close };
 }
 
+/** An operator (not an admin) of the demo tenant `slug` only, written straight into the stack's database. */
+async function tenantOperator(slug: string): Promise<{ email: string; password: string }> {
+  return withStackDatabase(async (sql) => {
+    const email = `e2e-${slug}-${randomBytes(4).toString("hex")}@runifold.test`;
+    const password = randomBytes(12).toString("base64url");
+    const operator = await createOperator(sql, { email, passwordHash: await hashPassword(password), role: "operator" });
+    const tenant = await findTenantBySlug(sql, slug);
+    if (!tenant) throw new Error(`the e2e stack has no demo tenant ${slug}`);
+    await addOperatorTenant(sql, { operatorId: operator.id, tenantId: tenant.id });
+    return { email, password };
+  });
+}
+
 async function signIn(page: Page, who: { email: string; password: string }) {
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
@@ -58,7 +71,7 @@ async function newPage(browser: Browser, options: { javaScriptEnabled?: boolean 
 }
 
 test("an operator answers on the page a URL-mode elicitation names, and the waiting MCP call completes", async ({ browser }) => {
-  const admin = await createAdmin();
+  const operator = await tenantOperator("tenant-acme");
   const call = await urlOnlyCall(`URL-E2E-${randomBytes(2).toString("hex")}`);
   const { page, close } = await newPage(browser);
   try {
@@ -71,7 +84,7 @@ test("an operator answers on the page a URL-mode elicitation names, and the wait
     // The link carries no credential: the person signs in and comes back to the question.
     await page.goto(asked.url);
     await expect(page).toHaveURL(/\/login\?/);
-    await signIn(page, admin);
+    await signIn(page, operator);
     await expect(page).toHaveURL(asked.url);
     const question = page.locator("[data-input-key='decision']");
     await expect(question).toContainText("Approve expense");
@@ -96,17 +109,9 @@ test("an operator answers on the page a URL-mode elicitation names, and the wait
 });
 
 test("the linked page answers without scripts, and another tenant's operator finds nothing there", async ({ browser }) => {
-  const admin = await createAdmin();
+  const operator = await tenantOperator("tenant-acme");
   // An operator of the conformance tenant only: tenant-acme's task is not theirs.
-  const outsider = await withStackDatabase(async (sql) => {
-    const email = `e2e-outsider-${randomBytes(4).toString("hex")}@runifold.test`;
-    const password = randomBytes(12).toString("base64url");
-    const operator = await createOperator(sql, { email, passwordHash: await hashPassword(password), role: "operator" });
-    const other = await findTenantBySlug(sql, "conformance");
-    if (!other) throw new Error("the e2e stack has no conformance tenant");
-    await addOperatorTenant(sql, { operatorId: operator.id, tenantId: other.id });
-    return { email, password };
-  });
+  const outsider = await tenantOperator("conformance");
   const call = await urlOnlyCall(`URL-NS-${randomBytes(2).toString("hex")}`);
   const asked = await call.asked;
   const unknown = asked.url.replace(/\/inbox\/[0-9a-f-]{36}\//, `/inbox/${randomUUID()}/`);
@@ -133,7 +138,7 @@ test("the linked page answers without scripts, and another tenant's operator fin
       if (request.method() === "POST") posts.push(new URL(request.url()).pathname);
     });
     await noScript.page.goto(asked.url);
-    await signIn(noScript.page, admin);
+    await signIn(noScript.page, operator);
     await expect(noScript.page).toHaveURL(asked.url);
     const question = noScript.page.locator("[data-input-key='decision']");
     await question.getByLabel("Decision").selectOption("reject");
