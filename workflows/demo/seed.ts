@@ -16,6 +16,8 @@ import {
 } from "../../lib/admin";
 import { approveExpense } from "./approve-expense";
 import { CONFORMANCE_TOOLS } from "./conformance";
+import { CONFORMANCE_CONTENT_TOOLS } from "./conformance-content";
+import { CONFORMANCE_ROUND_TOOLS } from "./conformance-rounds";
 import { generateReport } from "./generate-report";
 import { shippedWorkflows } from "./index";
 
@@ -23,7 +25,8 @@ export type SeedResult = { created: boolean; apiKey?: string; operator?: { email
 
 /**
  * The demo: tenant-acme with durable_report and approve_expense, and the conformance tenant with
- * the suite's seven fixture tools. Idempotent — existing tenants, routes and keys are left alone;
+ * the suite's fixture tools (the tasks-* seven, then those of the tools-*, elicitation-*,
+ * input-required-result-* and json-schema scenarios). Idempotent — existing tenants, routes and keys are left alone;
  * a demo API key is minted (and returned, once) only when tenant-acme has none. Everything is
  * created through lib/admin, with the console's and the CLI's rules, as actor `seed`.
  */
@@ -58,6 +61,21 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
       workflow: fixture.workflow,
       taskSupport: fixture.taskSupport,
       title: undefined,
+    })),
+    ...CONFORMANCE_CONTENT_TOOLS.map((fixture) => ({
+      tenantId: conformance.id,
+      toolName: fixture.tool,
+      workflow: fixture.workflow,
+      taskSupport: "optional" as const,
+      title: undefined,
+    })),
+    ...CONFORMANCE_ROUND_TOOLS.map(({ tool, workflow, ...rest }) => ({
+      tenantId: conformance.id,
+      toolName: tool,
+      workflow,
+      taskSupport: "optional" as "optional" | "required",
+      title: undefined,
+      ...rest,
     })),
   ] as const;
   for (const { workflow, ...route } of routes) {
