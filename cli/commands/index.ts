@@ -10,6 +10,7 @@ import "./admin/operators";
 import "./admin/demo";
 import "./client/call";
 import "./client/tasks";
+import "./client/approvals";
 import "./admin/retention";
 import "./admin/audit";
 

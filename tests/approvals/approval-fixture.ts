@@ -101,6 +101,7 @@ export async function startApprovalFixture() {
 
   return {
     sql,
+    url: db.url,
     origin: server.origin,
     tenantId: acme.id,
     otherTenantId: other.id,

@@ -4,6 +4,7 @@ import {
   resetOperatorMfa,
   resetOperatorPassword,
   setOperatorDisabled,
+  setOperatorGroups,
   signOutEverywhere,
 } from "../../../lib/admin";
 import { CliError, option, positionals, requiredOption } from "../../args";
@@ -123,6 +124,25 @@ registerCommand({
         );
         const keys = result.revokedKeys > 0 ? `; revoked ${result.revokedKeys} key(s)` : "";
         return done(io, parsed.flags.has("json"), { email, disabled: true, ...result }, `Disabled ${email}${keys}`);
+      },
+    },
+    {
+      name: "groups",
+      args: "set <email> <groups>",
+      summary: 'Set an operator\'s groups (comma-separated; "" for none), which approval policies name (audited)',
+      options: [JSON_FLAG],
+      notes: ["Example: runifold operators groups set cfo@example.com finance,board"],
+      async run(parsed, io) {
+        const [action, email, list] = positionals(parsed, ["action", "email", "groups"]) as [string, string, string];
+        if (action !== "set") throw new CliError(`Unknown action "${action}": use operators groups set <email> <groups>`);
+        const groups = list
+          .split(",")
+          .map((group) => group.trim())
+          .filter(Boolean);
+        const stored = await withAdmin(io, async (ctx) =>
+          setOperatorGroups(ctx, { operatorId: await operatorId(ctx.sql, email), groups }),
+        );
+        return done(io, parsed.flags.has("json"), { email, groups: stored }, `${email}: groups ${stored.join(", ") || "(none)"}`);
       },
     },
     {
