@@ -52,6 +52,12 @@ const consolePages = (): { name: string; path: string; ready: (p: Page) => Promi
     path: `/inbox/${waitingTaskId}`,
     ready: (p) => expect(p.getByRole("button", { name: "Submit" })).toBeVisible(),
   },
+  {
+    // The one-question page a URL-mode elicitation links to (lib/mcp/url-input.ts).
+    name: "inbox-question",
+    path: `/inbox/${waitingTaskId}/decision`,
+    ready: (p) => expect(p.getByRole("button", { name: "Submit" })).toBeVisible(),
+  },
   { name: "routes", path: "/routes", ready: (p) => expect(p.getByRole("heading", { name: "Routes", level: 1 })).toBeVisible() },
   { name: "tenants", path: "/tenants", ready: (p) => expect(p.getByRole("link", { name: "tenant-acme" })).toBeVisible() },
   { name: "audit", path: "/audit", ready: (p) => expect(p.locator("tr[data-audit-id]").first()).toBeVisible() },
