@@ -6,6 +6,7 @@ import { redirect } from "next/navigation";
 import type { OperatorContext } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
+import { mfaRequest } from "@/lib/server/mfa-request";
 import { webWebhookPolicy } from "@/lib/server/webhook-policy";
 import {
   changePasswordAction,
@@ -16,6 +17,7 @@ import {
 import { bulkTaskAction } from "@/lib/ui/actions/bulk-task-actions";
 import { revokeConnectionAction, revokeTenantConnectionAction } from "@/lib/ui/actions/connection-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
+import { beginMfaAction, confirmMfaAction, disableMfaAction } from "@/lib/ui/actions/mfa-actions";
 import {
   disableRouteAction,
   previewScheduleAction,
@@ -42,6 +44,7 @@ import {
   addMemberInput,
   answerInputInput,
   changePasswordInput,
+  confirmMfaInput,
   createKeyInput,
   createOperatorInput,
   createTenantInput,
@@ -127,4 +130,16 @@ export const changePasswordForm = formAction(changePasswordAction, changePasswor
 export const createWebhookForm = formAction(
   (ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input),
   createWebhookInput,
+);
+// Two-factor authentication (Account → Two-factor): the seal key and client address are read per call.
+export const beginMfaForm = formAction(
+  async (ctx, input) => beginMfaAction(await mfaRequest())(ctx, input),
+  () => ({}),
+);
+// Not revalidated: the form shows the recovery codes once, then refreshes the page itself.
+export const confirmMfaForm = formAction(async (ctx, input) => confirmMfaAction(await mfaRequest())(ctx, input), confirmMfaInput);
+export const disableMfaForm = formAction(
+  async (ctx, input) => disableMfaAction(await mfaRequest())(ctx, input),
+  () => ({}),
+  ["/account/mfa"],
 );

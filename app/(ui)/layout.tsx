@@ -8,8 +8,9 @@ import { SignOutButton } from "./_components/sign-out-button";
 // The operator console shell. Each page under it checks the operator again (layouts are not
 // re-run on every navigation, so this check is for the header only, never the only one).
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  // The shell renders during a forced password change too (the password page needs it).
-  const { operator } = await pageOperator({ duringPasswordChange: true });
+  // The shell renders during a forced password change and an admin's required MFA enrolment too
+  // (their pages need it); each page checks again with its own options.
+  const { operator } = await pageOperator({ duringPasswordChange: true, duringMfaEnrolment: true });
   return (
     <Providers>
       <header className="border-b border-slate-200 bg-white">

@@ -5,6 +5,7 @@ import { currentSignInMethods } from "@/lib/auth/web";
 import { CSRF_ISSUED_PARAM } from "@/lib/server/auth-route";
 import { LoginForm } from "./login-form";
 import { callbackPathFromQuery } from "./safe-callback";
+import { secondFactorDue } from "./second-factor-due";
 import { signInErrorMessage } from "./sign-in-errors";
 
 export const metadata: Metadata = { title: "Sign in · Runifold" };
@@ -23,6 +24,9 @@ const CSRF_COOKIES = ["__Host-next-auth.csrf-token", "next-auth.csrf-token"];
  */
 export default async function LoginPage({ searchParams }: Props) {
   const params = await searchParams;
+  // The password was right and the second factor is due: that step, keeping where sign-in was going.
+  if (await secondFactorDue())
+    redirect(`/login/mfa?${new URLSearchParams({ callbackUrl: callbackPathFromQuery(params.callbackUrl) })}`);
   const methods = currentSignInMethods();
   const store = await cookies();
   const csrfToken = CSRF_COOKIES.map((name) => store.get(name)?.value.split("|")[0]).find(Boolean) ?? null;

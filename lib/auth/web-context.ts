@@ -28,6 +28,7 @@ export function webContext(): OperatorContext {
     async requestHeaders() {
       return new Headers(await headers());
     },
+    adminMfaRequired: env.RUNIFOLD_ADMIN_MFA === "required",
     trustedOrigins: [env.RUNIFOLD_PUBLIC_URL, process.env.NEXTAUTH_URL, ...env.RUNIFOLD_ALLOWED_ORIGINS].filter(
       (origin): origin is string => Boolean(origin),
     ),

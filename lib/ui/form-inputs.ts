@@ -20,6 +20,8 @@ export const changePasswordInput = (form: Fields) => ({
   newPassword: text(form, "newPassword"),
 });
 
+export const confirmMfaInput = (form: Fields) => ({ code: text(form, "code") });
+
 export const createTenantInput = (form: Fields) => ({ slug: text(form, "slug"), name: text(form, "name") });
 
 export const createOperatorInput = (form: Fields) => ({

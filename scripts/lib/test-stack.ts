@@ -94,6 +94,9 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
         // OAuth is on only with a public URL: the stack's own origin, as a deployment's would be.
         RUNIFOLD_PUBLIC_URL: `http://127.0.0.1:${port}`,
         RUNIFOLD_LOG_LEVEL: process.env.RUNIFOLD_LOG_LEVEL ?? "warn",
+        // The suites sign admins in with a password alone; the MFA suites enrol their own operators
+        // (tests/security/mfa.test.ts checks the required-enrolment rule, e2e/mfa.spec.ts the pages).
+        RUNIFOLD_ADMIN_MFA: "optional",
         ...options.env,
       };
       supervisor = new Supervisor({ projectRoot, host: "127.0.0.1", port, workers: options.workers, env, log });

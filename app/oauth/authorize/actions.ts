@@ -2,7 +2,7 @@
 
 import { coerceError, createLogger } from "@runifold/sdk";
 import { redirect } from "next/navigation";
-import { PasswordChangeRequired } from "@/lib/auth";
+import { AuthenticationStepRequired, PasswordChangeRequired } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
 import { webOAuthConfig } from "@/lib/server/oauth-config";
@@ -32,6 +32,10 @@ export async function decideConsent(_previous: ConsentState, form: FormData): Pr
     });
   } catch (error) {
     if (error instanceof PasswordChangeRequired) redirect("/account/password");
+    // Approving needs a recent authentication (ASVS 3.7.1): confirm it is you, then back to this request.
+    if (error instanceof AuthenticationStepRequired && error.step === "recent_auth")
+      redirect(`/account/confirm?callbackUrl=${encodeURIComponent(`/oauth/authorize?${request}`)}`);
+    if (error instanceof AuthenticationStepRequired && error.step === "mfa_enrolment") redirect("/account/mfa");
     if (isAppError(error)) {
       if (error.code === "unauthenticated") redirect(`/login?callbackUrl=${encodeURIComponent(`/oauth/authorize?${request}`)}`);
       return { error: error.message };

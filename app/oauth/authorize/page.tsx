@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { type Operator, PasswordChangeRequired, requireOperator } from "@/lib/auth";
+import { AuthenticationStepRequired, type Operator, PasswordChangeRequired, requireOperator } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
 import { isAppError } from "@/lib/errors";
 import { webOAuthConfig } from "@/lib/server/oauth-config";
@@ -71,6 +71,8 @@ async function signedInOperator(ctx: ReturnType<typeof webContext>, back: string
     return await requireOperator(ctx);
   } catch (error) {
     if (error instanceof PasswordChangeRequired) redirect("/account/password");
+    // An admin who must enrol a second factor does so first (a due second factor is "unauthenticated").
+    if (error instanceof AuthenticationStepRequired && error.step === "mfa_enrolment") redirect("/account/mfa");
     if (isAppError(error) && error.code === "unauthenticated") redirect(`/login?callbackUrl=${encodeURIComponent(back)}`);
     throw error;
   }

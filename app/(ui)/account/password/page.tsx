@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { pageOperator } from "@/lib/ui/page-operator";
 import { Card, PageHeader } from "../../_components/ui";
 import { ChangePasswordForm, SignOutEverywhereButton } from "../account-forms";
@@ -13,6 +14,14 @@ export default async function PasswordPage() {
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Change password">
           <ChangePasswordForm />
+        </Card>
+        <Card title="Two-factor authentication">
+          <p className="mb-3 text-sm text-slate-600">
+            A code from an authenticator app after your password at every sign-in, with one-time recovery codes.
+          </p>
+          <Link href="/account/mfa" className="text-sm font-medium text-indigo-700 hover:underline">
+            Manage two-factor authentication
+          </Link>
         </Card>
         <Card title="Sessions">
           <p className="mb-3 text-sm text-slate-600">
