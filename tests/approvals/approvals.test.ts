@@ -1,4 +1,4 @@
-import { verifyReceipt } from "@runifold/sdk";
+import { cancelRunForTenant, verifyReceipt } from "@runifold/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
@@ -133,6 +133,20 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
     expect((await fx.decide(fx.b.token, "00000000-0000-4000-8000-000000000000", "approve")).status).toBe(404);
     expect(await decisionCount(taskId)).toBe(0);
     expect((await fx.sql`SELECT status FROM approvals WHERE run_id = ${taskId}`)[0]?.status).toBe("open");
+  });
+
+  it("drops a cancelled run's approval from the list and refuses decisions on it", async () => {
+    const taskId = await fx.start(finance2of3);
+    await parked(taskId);
+    await cancelRunForTenant(fx.sql, { runId: taskId, tenantId: fx.tenantId, reason: "test", actor: "test" });
+    const listed = (await (
+      await fetch(`${fx.origin}/api/v1/approvals?all=true`, { headers: { authorization: `Bearer ${fx.b.token}` } })
+    ).json()) as { approvals: { taskId: string }[] };
+    expect(listed.approvals.some((item) => item.taskId === taskId)).toBe(false);
+    const late = await fx.decide(fx.b.token, taskId, "approve");
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({ error: "not_open" });
+    expect(await decisionCount(taskId)).toBe(0);
   });
 
   it("escalates to the second group and expires into onExpire's outcome by the store's clock", async () => {

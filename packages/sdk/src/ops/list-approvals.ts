@@ -1,6 +1,7 @@
 import { isUuid, type SqlHandle } from "@runifold/store";
 import { type ApprovalChannel, describeApprovers, eligibility, type NormalizedPolicy, type Person } from "../approvals/policy";
 import type { ApprovalDecision } from "../approvals/receipt";
+import { TERMINAL_STATUSES_SQL } from "../states";
 import type { DecidingOperator } from "./decide-approval";
 
 /** An open approval as the list shows it: what is asked, the policy in words, the decisions so far, its clock. */
@@ -47,7 +48,7 @@ const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 /**
  * The open approvals of the operator's tenant (the credential's, never the request's), oldest first,
  * at most `limit`: those this person may decide now, or with `all` every open one (what the tenant
- * waits on). An approval past its expiry is left out: the worker settles it when it wakes.
+ * waits on). An approval past its expiry, or of a run that ended (cancelled), is left out.
  */
 export async function listApprovals(
   sql: SqlHandle,
@@ -72,6 +73,7 @@ export async function listApprovals(
                       FROM approval_decisions d WHERE d.run_id = a.run_id AND d.key = a.key), '[]'::jsonb) AS decisions
      FROM approvals a JOIN runs r ON r.id = a.run_id LEFT JOIN routes ro ON ro.id = r.route_id
      WHERE a.tenant_id = $1 AND a.status = 'open' AND (a.expires_at IS NULL OR a.expires_at > now())
+       AND r.status NOT IN ${TERMINAL_STATUSES_SQL}
      ORDER BY a.opened_at, a.run_id, a.key
      LIMIT $2`,
     [operator.tenantId, Math.min(Math.max(options.limit ?? 100, 1), 500)],
