@@ -33,7 +33,7 @@ export const webhookSubscriptions = pgTable(
     index("webhook_subscriptions_tenant_idx").on(t.tenantId, t.createdAt),
     check(
       "webhook_subscriptions_events_known",
-      sql`${t.events} <@ ARRAY['task.input_required', 'task.failed', 'task.completed', 'task.cancelled']::text[] AND cardinality(${t.events}) > 0`,
+      sql`${t.events} <@ ARRAY['task.input_required', 'task.failed', 'task.completed', 'task.cancelled', 'task.approval_requested', 'task.approval_decided', 'task.approval_expired']::text[] AND cardinality(${t.events}) > 0`,
     ),
   ],
 );

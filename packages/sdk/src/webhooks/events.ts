@@ -4,7 +4,15 @@
  */
 
 /** The task events a subscription may ask for; the migration's CHECK and trigger use the same list. */
-export const WEBHOOK_EVENTS = ["task.input_required", "task.failed", "task.completed", "task.cancelled"] as const;
+export const WEBHOOK_EVENTS = [
+  "task.input_required",
+  "task.failed",
+  "task.completed",
+  "task.cancelled",
+  "task.approval_requested",
+  "task.approval_decided",
+  "task.approval_expired",
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** What "Send test" sends: no task, only to prove the URL and the signature. */
