@@ -64,3 +64,32 @@ test("enrol from the account page and sign in with a TOTP code, without scripts"
   const steps = requests.filter((r) => new URL(r.url()).pathname === "/login/mfa" && r.method() === "POST");
   expect(steps).toHaveLength(2);
 });
+
+test("minting a key in a session older than 10 minutes asks to confirm it is you first, without scripts", async ({ page }) => {
+  const admin = await createAdmin();
+  await signInWithPassword(page, admin);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  // The session last proved who it is 11 minutes ago (as after a long coffee break).
+  await withStackDatabase(
+    (sql) => sql`UPDATE operator_sessions s SET authenticated_at = now() - interval '11 minutes'
+                 FROM operators o WHERE o.id = s.operator_id AND o.email = ${admin.email}`,
+  );
+  await page.goto("/tenants/tenant-acme");
+  const form = page.getByRole("form", { name: "Create API key" });
+  await form.getByLabel("Key name").fill("after-coffee");
+  await form.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "This needs a recent sign-in" })).toContainText("/account/confirm");
+
+  await page.goto("/account/confirm?callbackUrl=%2Ftenants%2Ftenant-acme");
+  await page.getByLabel("Password or authenticator code").fill("not-the-password");
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("alert")).toHaveText("That is not your password or a current code.");
+  await page.getByLabel("Password or authenticator code").fill(admin.password);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page).toHaveURL(/\/tenants\/tenant-acme$/);
+
+  const again = page.getByRole("form", { name: "Create API key" });
+  await again.getByLabel("Key name").fill("after-coffee");
+  await again.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("new-token")).toHaveText(/^rf_/);
+});
