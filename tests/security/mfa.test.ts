@@ -15,7 +15,11 @@ import {
 } from "../../lib/auth";
 import { buildAuthOptions } from "../../lib/auth/web";
 import { readEnv } from "../../lib/env";
+import { createOAuthConfig, handleRegistrationRequest } from "../../lib/oauth";
+import { consentDecisionAction } from "../../lib/ui/actions/consent-actions";
 import { createKeyAction } from "../../lib/ui/actions/key-actions";
+import { disableMfaAction } from "../../lib/ui/actions/mfa-actions";
+import { saveRouteAction } from "../../lib/ui/actions/route-actions";
 import { createOperatorAction } from "../../lib/ui/actions/tenant-actions";
 import { freshDatabase } from "../helpers/db";
 import { contextFor, makeOperator, makeTenant } from "../ui/helpers";
@@ -341,5 +345,74 @@ describe("re-authentication before sensitive actions (ASVS 3.7.1)", () => {
       }),
     ).toMatchObject({ ok: true });
     expect(await createOperatorAction(ctx, newAdmin)).toMatchObject({ email: newAdmin.email, role: "admin" });
+  });
+
+  it("asks for it before binding a route, approving an OAuth client (not denying) and turning MFA off", async () => {
+    const tenant = await makeTenant(sql, "tenant-reauth-2");
+    const op = await makeOperator(sql, "operator", [tenant.id], PASSWORD);
+    const ctx = await signedInContext(sql, op.id);
+    await ageSession(ctx.sessionId);
+
+    const route = {
+      tenantId: tenant.id,
+      toolName: "stale_tool",
+      workflowName: "generate-report",
+      workflowVersion: 1,
+      allowUnpublished: true,
+    };
+    expect(stepOf(await saveRouteAction(ctx, route).catch((e: unknown) => e))).toBe("recent_auth");
+    expect(await sql`SELECT 1 FROM routes WHERE tool_name = 'stale_tool'`).toHaveLength(0);
+
+    const config = createOAuthConfig({ publicUrl: "http://console.test" });
+    const registered = await handleRegistrationRequest(
+      sql,
+      new Request("http://console.test/api/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          client_name: "Re-auth client",
+          redirect_uris: ["http://127.0.0.1:7777/cb"],
+          token_endpoint_auth_method: "none",
+        }),
+      }),
+    );
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const request = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: "http://127.0.0.1:7777/cb",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "s",
+      scope: "mcp tasks:read",
+      resource: config.resource,
+    }).toString();
+    const decide = (decision: string) =>
+      consentDecisionAction(config)(ctx, { request, decision, tenantId: tenant.id, scopes: ["mcp", "tasks:read"] });
+    expect(stepOf(await decide("approve").catch((e: unknown) => e))).toBe("recent_auth");
+    expect(await sql`SELECT 1 FROM oauth_authorization_codes`).toHaveLength(0);
+    // Saying no needs no re-entry.
+    expect(await decide("deny")).toContain("error=access_denied");
+
+    const { secret } = await enrol(op.id, op.email);
+    const disable = disableMfaAction({ keyMaterial: KEY, clientAddress: null });
+    expect(stepOf(await disable(ctx, {}).catch((e: unknown) => e))).toBe("recent_auth");
+
+    // After the code is entered again, all three go through.
+    expect(
+      await reauthenticate(sql, {
+        operatorId: op.id,
+        sessionId: ctx.sessionId,
+        secret: await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }),
+        clientAddress: null,
+        keyMaterial: KEY,
+      }),
+    ).toMatchObject({ ok: true });
+    expect(await saveRouteAction(ctx, route)).toMatchObject({ revision: 1 });
+    expect(await decide("approve")).toContain("code=");
+    await disable(ctx, {});
+    const [row] = await sql`SELECT mfa_enabled_at FROM operators WHERE id = ${op.id}`;
+    expect(row?.mfa_enabled_at).toBeNull();
+    expect(await auditActions(op.id)).toContain("auth.mfa.disabled");
   });
 });
