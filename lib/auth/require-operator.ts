@@ -96,6 +96,8 @@ export async function requireOperator(ctx: OperatorContext, options: RequireOper
     row.session_method === "password" &&
     !row.mfa_enabled_at &&
     !options.duringMfaEnrolment &&
+    // A forced password change comes first (the password page would otherwise send it here and back).
+    !row.must_change_password &&
     !options.duringSecondFactor
   )
     throw new AuthenticationStepRequired("mfa_enrolment");

@@ -9,6 +9,7 @@ import {
   beginMfaEnrolment,
   confirmMfaEnrolment,
   MFA_THROTTLE,
+  PasswordChangeRequired,
   reauthenticate,
   requireOperator,
   verifySecondFactor,
@@ -262,6 +263,18 @@ describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
       keyMaterial: KEY,
     });
     expect((await requireOperator(sessionContext(next, true))).id).toBe(admin.id);
+  });
+
+  it("puts a forced password change first: the password page passes, then enrolment is due", async () => {
+    const admin = await makeOperator(sql, "admin", [], PASSWORD);
+    await sql`UPDATE operators SET must_change_password = true WHERE id = ${admin.id}`;
+    const ctx = sessionContext((await passwordSignIn(admin.email, PASSWORD)) as JWT, true);
+    expect((await requireOperator(ctx, { duringPasswordChange: true })).id).toBe(admin.id);
+    expect(await requireOperator(ctx, { duringMfaEnrolment: true }).catch((e: unknown) => e)).toBeInstanceOf(
+      PasswordChangeRequired,
+    );
+    await sql`UPDATE operators SET must_change_password = false WHERE id = ${admin.id}`;
+    expect(stepOf(await requireOperator(ctx, { duringPasswordChange: true }).catch((e: unknown) => e))).toBe("mfa_enrolment");
   });
 
   it("an admin's reset (CLI and lib/admin) removes the factor and ends the sessions", async () => {

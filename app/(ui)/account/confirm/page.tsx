@@ -51,6 +51,9 @@ export default async function ConfirmPage({ searchParams }: Props) {
             Confirm
           </button>
         </form>
+        <p className="mt-3 text-xs text-slate-500">
+          Signed in with single sign-on and no password of your own? Sign out and sign in again: a fresh sign-in counts too.
+        </p>
       </Card>
     </>
   );
