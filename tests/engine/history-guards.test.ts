@@ -24,7 +24,9 @@ describe("history guards", () => {
   it("refuses TRUNCATE of runs, run_events and run_steps", async () => {
     await liveRun();
     for (const table of ["run_events", "runs", "run_steps"]) {
-      await expect(store.sql.unsafe(`TRUNCATE ${table}`)).rejects.toThrow(/cannot be truncated/);
+      // CASCADE: tables that reference runs (approvals, MCP rounds) would otherwise make PostgreSQL
+      // refuse before the guard is reached; with it, the guard must refuse the whole statement.
+      await expect(store.sql.unsafe(`TRUNCATE ${table} CASCADE`)).rejects.toThrow(/cannot be truncated/);
     }
     const [runs] = await store.sql`SELECT count(*)::int AS n FROM runs`;
     expect(runs?.n).toBeGreaterThan(0);

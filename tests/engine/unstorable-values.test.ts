@@ -93,7 +93,8 @@ describe("one run's unstorable value inside a batch of 16", () => {
     const innocent = [];
     for (let i = 0; i < 15; i++) innocent.push(await store.create(batched, { poison: "none" }));
     const guilty = await store.create(batched, { poison });
-    await store.startWorker([batched], { leaseMs: 3_000 });
+    // tenantShare 1: the 16 runs are one tenant's, and the batch under test is all 16 in one claim.
+    await store.startWorker([batched], { leaseMs: 3_000, tenantShare: 1 });
     await waitFor(
       () => gate.waiting,
       (n) => n === 16,

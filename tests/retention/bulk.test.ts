@@ -37,8 +37,11 @@ let tenantId: string;
 beforeAll(async () => {
   db = await freshDatabase();
   sql = db.sql;
-  tenantId = (await sql`INSERT INTO tenants (slug, name, retention_ms) VALUES ('bulk', 'Bulk', ${HOUR}) RETURNING id`)[0]
-    ?.id as string;
+  // Its own concurrency cap (max_concurrent_runs): the 200 dormant runs seeded as leased below count
+  // against the default one (a share of the worker's 8 slots), and the worker would claim nothing.
+  tenantId = (
+    await sql`INSERT INTO tenants (slug, name, retention_ms, max_concurrent_runs) VALUES ('bulk', 'Bulk', ${HOUR}, 100000) RETURNING id`
+  )[0]?.id as string;
   const started = performance.now();
   // Bulk load only: commit without waiting for the WAL flush (scoped to these transactions).
   for (let done = 0; done < TOTAL; done += 25_000) {

@@ -56,7 +56,10 @@ export function engineStore() {
     get url() {
       return store.url;
     },
-    async startWorker(workflows: AnyWorkflow[], options: { leaseMs?: number; pollMs?: number; strandedAfterMs?: number } = {}) {
+    async startWorker(
+      workflows: AnyWorkflow[],
+      options: { leaseMs?: number; pollMs?: number; strandedAfterMs?: number; tenantShare?: number } = {},
+    ) {
       const worker = createWorker({
         sql: store.sql,
         registry: createRegistry(workflows),
@@ -64,6 +67,7 @@ export function engineStore() {
         leaseMs: options.leaseMs ?? 5_000,
         pollMs: options.pollMs ?? 50,
         strandedAfterMs: options.strandedAfterMs,
+        tenantShare: options.tenantShare,
       });
       workers.push(worker);
       await worker.start();
