@@ -1,5 +1,6 @@
 import { cancelRunForTenant, verifyReceipt } from "@runifold/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebhook } from "../../lib/admin";
 import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
 
@@ -105,7 +106,12 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
     expect((await fx.decide(fx.d.token, taskId, "approve")).status).toBe(409);
   });
 
-  it("one rejection with rejectQuorum 1 rejects", async () => {
+  it("one rejection with rejectQuorum 1 rejects; subscribed webhooks get requested and decided", async () => {
+    await createWebhook(
+      { sql: fx.sql, actor: { kind: "cli", user: "test", host: "localhost" } },
+      { tenantId: fx.tenantId, url: "http://127.0.0.1:9/hook", events: ["task.approval_requested", "task.approval_decided"] },
+      { keyMaterial: process.env.NEXTAUTH_SECRET, allowPrivate: true },
+    );
     const taskId = await fx.start({ approvers: { groups: ["finance"] }, quorum: 2, rejectQuorum: 1 });
     await parked(taskId);
     const rejected = await fx.decide(fx.c.token, taskId, "reject", "not this quarter");
@@ -115,6 +121,28 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
       outcome: "rejected",
       decisions: [{ email: "c@acme.test", decision: "reject" }],
     });
+    const events = await fx.sql<{ event: string; task: Record<string, unknown> }[]>`
+      SELECT event, task FROM webhook_deliveries WHERE task_id = ${taskId} ORDER BY created_at, event`;
+    expect(events).toMatchObject([
+      {
+        event: "task.approval_requested",
+        task: {
+          status: "working",
+          workflow: "approval-flow@1",
+          approval: { key: "pay", message: "Pay 1200 EUR?", approvers: "group finance", quorum: 2 },
+        },
+      },
+      {
+        event: "task.approval_decided",
+        task: {
+          approval: {
+            key: "pay",
+            outcome: "rejected",
+            decision: { email: "c@acme.test", decision: "reject", comment: "not this quarter" },
+          },
+        },
+      },
+    ]);
   });
 
   it("refuses an operator outside the policy and another tenant's operator, records no decision, audits the refusal", async () => {
@@ -150,6 +178,11 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
   });
 
   it("escalates to the second group and expires into onExpire's outcome by the store's clock", async () => {
+    await createWebhook(
+      { sql: fx.sql, actor: { kind: "cli", user: "test", host: "localhost" } },
+      { tenantId: fx.tenantId, url: "http://127.0.0.1:9/expired", events: ["task.approval_expired"] },
+      { keyMaterial: process.env.NEXTAUTH_SECRET, allowPrivate: true },
+    );
     const taskId = await fx.start({
       approvers: { groups: ["finance"] },
       quorum: 2,
@@ -176,6 +209,9 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
     const done = await finished(taskId);
     expect(done.result?.structuredContent).toMatchObject({ outcome: "rejected", decisions: [{ email: "e@acme.test" }] });
     expect(await audits(taskId, "approval.expired")).toMatchObject([{ operator_id: null, fields: { outcome: "rejected" } }]);
+    const expired =
+      await fx.sql`SELECT task FROM webhook_deliveries WHERE task_id = ${taskId} AND event = 'task.approval_expired'`;
+    expect(expired).toMatchObject([{ task: { approval: { key: "pay", outcome: "rejected" } } }]);
     expect((await fx.sql`SELECT status, outcome FROM approvals WHERE run_id = ${taskId}`)[0]).toEqual({
       status: "expired",
       outcome: "rejected",

@@ -1,7 +1,8 @@
 import { jsonParam, type SqlHandle } from "@runifold/store";
 import { auditApproval } from "./audit";
 import { canonicalDigest } from "./digest";
-import type { NormalizedPolicy } from "./policy";
+import { describeApprovers, type NormalizedPolicy } from "./policy";
+import { queueApprovalEvent } from "./webhook-events";
 
 export type ApprovalRequest = {
   key: string;
@@ -62,16 +63,16 @@ export async function openApproval(
       grantIdOf(run.created_by_key_id),
     ],
   );
-  if (opened.length === 1)
-    await auditApproval(
-      tx,
-      "approval.requested",
-      { tenantId: run.tenant_id, runId, key: request.key },
-      {
-        quorum: policy.quorum,
-        rejectQuorum: policy.rejectQuorum,
-      },
-    );
+  if (opened.length === 1) {
+    const target = { tenantId: run.tenant_id, runId, key: request.key };
+    await auditApproval(tx, "approval.requested", target, { quorum: policy.quorum, rejectQuorum: policy.rejectQuorum });
+    await queueApprovalEvent(tx, "task.approval_requested", runId, {
+      key: request.key,
+      message: request.message,
+      approvers: describeApprovers(policy),
+      quorum: policy.quorum,
+    });
+  }
   return { detailsDigest, policyDigest };
 }
 

@@ -5,6 +5,7 @@ import { type ApprovalRequest, openApproval } from "../approvals/open";
 import { type ApprovalOutcome, describeApprovers, expiryOutcome } from "../approvals/policy";
 import { lockApproval, readDecisions, settleApproval } from "../approvals/rows";
 import type { ApprovalResult } from "../approvals/types";
+import { queueApprovalEvent } from "../approvals/webhook-events";
 import { CHANNELS } from "../channels";
 import { WorkflowMisuse } from "../errors";
 import { lockLeasedRun } from "./transaction";
@@ -42,6 +43,11 @@ export async function awaitApproval(
       const outcome = expiryOutcome(approval.policy);
       await settleApproval(tx, lease.runId, request.key, "expired", outcome);
       await auditApproval(tx, "approval.expired", target, { outcome });
+      await queueApprovalEvent(tx, "task.approval_expired", lease.runId, {
+        key: request.key,
+        outcome,
+        expiresAt: approval.expires_at,
+      });
     } else if (approval.status === "open" && approval.escalation_due && !approval.escalated_at) {
       await tx.unsafe("UPDATE approvals SET escalated_at = now() WHERE run_id = $1 AND key = $2", [lease.runId, request.key]);
       await auditApproval(tx, "approval.escalated", target);

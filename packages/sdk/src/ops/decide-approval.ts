@@ -3,6 +3,7 @@ import { auditApproval } from "../approvals/audit";
 import { type ApprovalChannel, type ApprovalOutcome, type Decision, eligibility, type Person, tally } from "../approvals/policy";
 import type { ApprovalDecision } from "../approvals/receipt";
 import { lockApproval, readDecisions, settleApproval } from "../approvals/rows";
+import { queueApprovalEvent } from "../approvals/webhook-events";
 import { CHANNELS } from "../channels";
 import { isTerminal, type RunStatus } from "../states";
 
@@ -99,6 +100,11 @@ export async function decideApproval(
     const decisions = await readDecisions(tx, taskId, key);
     const outcome = tally(approval.policy, decisions) ?? null;
     await auditApproval(tx, "approval.decided", target, { decision: input.decision, channel, outcome }, person.id);
+    await queueApprovalEvent(tx, "task.approval_decided", taskId, {
+      key,
+      decision: { email: person.email, decision: input.decision, channel, comment: input.comment ?? null },
+      outcome,
+    });
     if (outcome) {
       await settleApproval(tx, taskId, key, outcome, outcome);
       await auditApproval(tx, "approval.settled", target, { outcome, decisions: decisions.length }, person.id);

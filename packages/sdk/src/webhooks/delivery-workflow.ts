@@ -73,6 +73,7 @@ export function webhookPayload(delivery: DeliveryToSend, publicUrl: string | und
       ...(waiting && snapshot.inputRequests?.[0]
         ? { inputRequest: snapshot.inputRequests[0], inputRequests: snapshot.inputRequests }
         : {}),
+      ...(snapshot.approval ? { approval: snapshot.approval } : {}),
       ...(base ? { link: `${base}/${waiting ? "inbox" : "tasks"}/${delivery.task_id}` } : {}),
     };
   }

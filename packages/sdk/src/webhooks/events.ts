@@ -1,3 +1,5 @@
+import type { ApprovalEventDetail } from "../approvals/webhook-events";
+
 /**
  * The webhook vocabulary shared by the worker (which delivers) and the app (which subscribes):
  * event names, the built-in delivery workflow's identity and the payload's shape (docs/webhooks.md).
@@ -31,6 +33,8 @@ export type WebhookTaskSnapshot = {
   workflow?: string;
   statusMessage?: string;
   inputRequests?: { key: string; message?: string; requestedSchema?: unknown }[];
+  /** task.approval_*: the approval the event is about (approvals/webhook-events.ts). */
+  approval?: ApprovalEventDetail;
 };
 
 /** The JSON body a receiver gets. */
@@ -49,6 +53,8 @@ export type WebhookPayload = {
     inputRequest?: { key: string; message?: string; requestedSchema?: unknown };
     /** input_required: every outstanding request. */
     inputRequests?: { key: string; message?: string; requestedSchema?: unknown }[];
+    /** task.approval_*: its key, and the message and policy in words (requested), the decision (decided), the outcome. */
+    approval?: ApprovalEventDetail;
     /** The console: the inbox form for input_required, the task page otherwise (absent without RUNIFOLD_PUBLIC_URL). */
     link?: string;
   };
