@@ -80,4 +80,36 @@ describe("MFA through the real server", { timeout: 60_000 }, () => {
     expect(step.status).toBe(200);
     expect(await step.text()).toContain("Enter the 6-digit code");
   });
+
+  it("answers hostile queries on the new pages without a 5xx, and never sends anyone off-site", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    await sql`UPDATE operators SET mfa_secret_sealed = 'v1.sealed', mfa_enabled_at = now() WHERE id = ${op.id}`;
+    const pending = await signIn(op.email);
+    const plain = await signIn((await makeOperator(sql, "operator", [], PASSWORD)).email);
+    const hostile = [
+      "//evil.example/x",
+      "https://evil.example/",
+      "/\\evil.example",
+      "\u0000",
+      "%00",
+      "a".repeat(5_000),
+      "<script>x</script>",
+    ];
+    for (const value of hostile) {
+      for (const [path, cookie] of [
+        ["/login/mfa", pending],
+        ["/login/mfa", ""],
+        ["/account/confirm", plain],
+        ["/account/mfa", plain],
+      ] as const) {
+        const query = new URLSearchParams({ callbackUrl: value, error: value }).toString();
+        const answer = await get(`${path}?${query}`, cookie);
+        expect(answer.status, `${path} ${value.slice(0, 20)}`).toBeLessThan(500);
+        const location = answer.headers.get("location");
+        if (location) expect(new URL(location, stack.origin).origin).toBe(stack.origin);
+        const body = await answer.text();
+        expect(body).not.toContain("<script>x</script>");
+      }
+    }
+  });
 });

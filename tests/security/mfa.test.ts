@@ -229,6 +229,27 @@ describe("sign-in with MFA on", () => {
     expect(await auditActions(op.id)).toContain("auth.mfa.recovery_code_used");
   });
 
+  it("answers hostile codes as wrong ones (never an error), and they count toward the lock", async () => {
+    const op = await makeOperator(sql, "operator", [], PASSWORD);
+    await enrol(op.id, op.email);
+    const token = (await passwordSignIn(op.email, PASSWORD)) as JWT;
+    for (const code of ["\u0000\u0000\u0000\u0000\u0000\u0000", "١٢٣٤٥٦", "12345６", "' OR 1=1 --", "A".repeat(100)]) {
+      expect(
+        await verifySecondFactor(sql, {
+          operatorId: op.id,
+          sessionId: token.sid as string,
+          code,
+          clientAddress: null,
+          keyMaterial: KEY,
+        }),
+      ).toEqual({ ok: false, reason: "invalid" });
+    }
+    // Five of them reached the operator's limit: the key is locked now.
+    const [row] = await sql<{ locked: boolean }[]>`
+      SELECT locked_until > now() AS locked FROM login_throttle WHERE key = ${`mfa:${op.id}`}`;
+    expect(row?.locked).toBe(true);
+  });
+
   it("leaves a sign-in without MFA as it was (no second step)", async () => {
     const op = await makeOperator(sql, "operator", [], PASSWORD);
     const token = (await passwordSignIn(op.email, PASSWORD)) as JWT;
