@@ -1,13 +1,4 @@
-import {
-  type ApprovalPolicy,
-  createRegistry,
-  createRun,
-  createWorker,
-  defineWorkflow,
-  silentLogger,
-  type Worker,
-} from "@runifold/sdk";
-import { z } from "zod";
+import { type ApprovalPolicy, createRegistry, createRun, createWorker, silentLogger, type Worker } from "@runifold/sdk";
 import { insertToken } from "../../db/queries/oauth-tokens";
 import { createTenant } from "../../db/queries/tenants";
 import { ACCESS_TOKEN_PREFIX, createApiKey, mintOpaqueToken, tokenDigest } from "../../lib/auth";
@@ -20,26 +11,9 @@ import {
 import { freshDatabase } from "../helpers/db";
 import { createMember } from "../helpers/oauth-server";
 import { type LoopbackServer, serveRequests } from "../helpers/serve-requests";
+import { approvalFlow } from "./approval-workflow";
 
 export const RESOURCE = "http://approvals.test/api/mcp";
-
-/** Asks for the approval its input describes and returns what ctx.requestApproval gave back. */
-export const approvalFlow = defineWorkflow({
-  name: "approval-flow",
-  version: 1,
-  input: z.object({ policy: z.record(z.string(), z.unknown()), amount: z.number() }),
-  async run(ctx, input) {
-    const { outcome, decisions, receipt } = await ctx.requestApproval("pay", {
-      message: `Pay ${input.amount} EUR?`,
-      details: { amount: input.amount },
-      policy: input.policy as ApprovalPolicy,
-    });
-    return {
-      content: [{ type: "text", text: outcome }],
-      structuredContent: { outcome, decisions, receipt },
-    };
-  },
-});
 
 export type ApprovalFixture = Awaited<ReturnType<typeof startApprovalFixture>>;
 
@@ -49,7 +23,7 @@ export type ApprovalFixture = Awaited<ReturnType<typeof startApprovalFixture>>;
  * with its own finance operator; a worker serving approval-flow; and a real HTTP server around the
  * handlers app/api/v1/approvals/** and /.well-known/runifold/approvals-jwks.json bind.
  */
-export async function startApprovalFixture() {
+export async function startApprovalFixture(options: { worker?: boolean } = {}) {
   process.env.NEXTAUTH_SECRET ??= "approvals-test-secret-0123456789";
   const db = await freshDatabase();
   const { sql } = db;
@@ -96,8 +70,12 @@ export async function startApprovalFixture() {
       return decide(request, { taskId: decodeURIComponent(match[1] as string), key: decodeURIComponent(match[2] as string) });
     return new Response("not found", { status: 404 });
   });
-  const worker: Worker = createWorker({ sql, registry: createRegistry([approvalFlow]), logger: silentLogger, pollMs: 50 });
-  await worker.start();
+  // Without the in-process worker, a test runs its own worker processes (approvals-crash.test.ts).
+  const worker: Worker | undefined =
+    options.worker === false
+      ? undefined
+      : createWorker({ sql, registry: createRegistry([approvalFlow]), logger: silentLogger, pollMs: 50 });
+  await worker?.start();
 
   return {
     sql,
@@ -131,7 +109,7 @@ export async function startApprovalFixture() {
       });
     },
     async close() {
-      await worker.stop(500);
+      await worker?.stop(500);
       await server.close();
       await db.drop();
     },
