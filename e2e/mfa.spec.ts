@@ -93,3 +93,33 @@ test("minting a key in a session older than 10 minutes asks to confirm it is you
   await again.getByRole("button", { name: "Create key" }).click();
   await expect(page.getByTestId("new-token")).toHaveText(/^rf_/);
 });
+
+test.describe("with scripts", () => {
+  test.use({ javaScriptEnabled: true });
+
+  test("the same enrolment and sign-in once the page's scripts run, and a recovery code instead of the code", async ({
+    page,
+  }) => {
+    const admin = await createAdmin();
+    await signInWithPassword(page, admin);
+    await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+    await page.goto("/account/mfa");
+    await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+    const secret = (await page.getByTestId("mfa-secret").textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await page.getByLabel("Code from the app").fill(await generate({ secret }));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
+    const codes = await page.getByTestId("recovery-codes").getByRole("listitem").allTextContents();
+    await expect(page.getByText(/Two-factor authentication is on \(since/)).toBeVisible();
+
+    await page.context().clearCookies();
+    await signInWithPassword(page, admin);
+    await expect(page).toHaveURL(/\/login\/mfa/);
+    await page.getByRole("textbox", { name: "Code", exact: true }).fill(codes[0] as string);
+    await page.getByRole("button", { name: "Verify" }).click();
+    await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+    await page.goto("/account/mfa");
+    await expect(page.getByText("9 recovery codes left")).toBeVisible();
+  });
+});
