@@ -55,7 +55,7 @@ function signedIn(row: OperatorRow): SignedInOperator {
  * claim, which the provider asserts by itself. A disabled operator is refused. An unknown person is
  * refused, or with `jitTenantSlug` created as a member of that tenant, an admin when the groups
  * claim holds `adminGroup`. Roles of existing operators are the console's to manage: a sign-in
- * never changes them. Every outcome is stored in the audit trail.
+ * never changes them; their groups follow the groups claim when one is configured (syncGroups). Every outcome is stored in the audit trail.
  */
 export async function signInWithSso(
   sql: SqlHandle,
@@ -108,8 +108,31 @@ export async function signInWithSso(
     }
   }
   if (row.disabled_at) return refuse("disabled", { operatorId: row.id, email });
-  await recordSignInEvent(sql, { action: "operator.sso_sign_in", operatorId: row.id, address, fields: { ...context, created } });
+  const groupsChanged = settings.groupsClaim ? await syncGroups(sql, row.id, groupsOf(claims, settings.groupsClaim)) : false;
+  await recordSignInEvent(sql, {
+    action: "operator.sso_sign_in",
+    operatorId: row.id,
+    address,
+    fields: { ...context, created, ...(groupsChanged ? { groups: groupsChanged } : {}) },
+  });
   return { ok: true, operator: signedIn(row), created };
+}
+
+/**
+ * With a groups claim configured, the operator's groups (what approval policies name,
+ * docs/approvals.md) are the claim's at each sign-in: names of 1-100 characters without spaces or
+ * commas, at most 100, sorted. Returns the new list (comma-joined, for the audit) when it changed.
+ * Roles are never taken from it for an existing operator (above); groups are only what policies read.
+ */
+async function syncGroups(sql: SqlHandle, operatorId: string, claimed: string[]): Promise<string | false> {
+  const groups = [...new Set(claimed.map((group) => group.trim()).filter((group) => /^[^\s,]{1,100}$/.test(group)))]
+    .sort()
+    .slice(0, 100);
+  const rows = await sql.unsafe(
+    "UPDATE operators SET groups = $2::text[] WHERE id = $1 AND groups IS DISTINCT FROM $2::text[] RETURNING 1",
+    [operatorId, groups],
+  );
+  return rows.length === 1 ? groups.join(",") : false;
 }
 
 /**

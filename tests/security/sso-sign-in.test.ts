@@ -167,6 +167,24 @@ describe("SSO: the identity provider's claims → an operator", () => {
     });
   });
 
+  it("takes an operator's groups from the groups claim at each sign-in (what approval policies name), audited when they change", async () => {
+    const op = await makeOperator(sql, "operator");
+    const groups = async () => (await sql<{ groups: string[] }[]>`SELECT groups FROM operators WHERE id = ${op.id}`)[0]?.groups;
+    await signInWithSso(sql, {
+      settings: jit(),
+      claims: person(op.email, { groups: ["finance", "board", "finance", "bad group"] }),
+    });
+    expect(await groups()).toEqual(["board", "finance"]);
+    expect((await lastAudit("operator.sso_sign_in"))?.fields).toMatchObject({ groups: "board,finance" });
+    await signInWithSso(sql, { settings: jit(), claims: person(op.email, { groups: "finance" }) });
+    expect(await groups()).toEqual(["finance"]);
+    await signInWithSso(sql, { settings: jit(), claims: person(op.email, { groups: "finance" }) });
+    expect((await lastAudit("operator.sso_sign_in"))?.fields.groups).toBeUndefined();
+    // Without a groups claim configured, sign-ins leave the groups an admin set.
+    await signInWithSso(sql, { settings: noJit, claims: person(op.email, { groups: ["other"] }) });
+    expect(await groups()).toEqual(["finance"]);
+  });
+
   it("never changes the role of an existing operator from the groups claim", async () => {
     const op = await makeOperator(sql, "operator");
     await signInWithSso(sql, { settings: jit(), claims: person(op.email, { groups: ["rf-admins"] }) });
