@@ -4,7 +4,13 @@ import type { AdminContext } from "./actor";
 import { audit } from "./audit";
 
 /** Why an operator's credentials were ended (stored as the grants' revoked_reason and in the audit trail). */
-export type ContainmentReason = "password_reset" | "password_change" | "sessions_ended" | "operator_disabled" | "member_removed";
+export type ContainmentReason =
+  | "password_reset"
+  | "password_change"
+  | "sessions_ended"
+  | "operator_disabled"
+  | "member_removed"
+  | "mfa_reset";
 
 /**
  * Ends what acts in an operator's name besides its console sessions (review F7, ASVS 3.3.3): the
@@ -12,8 +18,8 @@ export type ContainmentReason = "password_reset" | "password_change" | "sessions
  * with `keys`, the API keys it minted. `tenantId` narrows both to one tenant (a removed
  * membership). Each revocation is audited with the reason.
  *
- * Which events end what (docs/security.md, "Containing an operator"): a password reset or change
- * and "sign out everywhere" end sessions and grants, not keys (machines use keys; a person who
+ * Which events end what (docs/security.md, "Containing an operator"): a password reset or change,
+ * "sign out everywhere" and an admin's MFA reset end sessions and grants, not keys (machines use keys; a person who
  * suspects one lists and revokes them on Connections); a disable ends all three; removing a
  * membership ends the grants and keys of that tenant.
  */

@@ -4,6 +4,7 @@ import { endAllOperatorSessions, findOperatorById } from "../../db/queries/opera
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
+import { endOperatorCredentials } from "./containment";
 import { parseInput } from "./parse-input";
 import { idRule } from "./rules";
 
@@ -12,7 +13,8 @@ export const ZResetOperatorMfa = z.object({ operatorId: idRule });
 /**
  * An admin resets an operator's second factor (a lost device with its recovery codes, or a changed
  * RUNIFOLD_MFA_KEY): the secret and every recovery code go, and every session of that operator
- * ends, so the next sign-in is the password alone, followed (for an admin while
+ * ends, with the OAuth grants it approved (as for a password reset: the lost device may be in
+ * someone else's hands), so the next sign-in is the password alone, followed (for an admin while
  * RUNIFOLD_ADMIN_MFA=required) by a new enrolment. Audited as `auth.mfa.reset`.
  */
 export async function resetOperatorMfa(
@@ -25,5 +27,6 @@ export async function resetOperatorMfa(
   const hadMfa = await clearMfa(ctx.sql, operatorId);
   await endAllOperatorSessions(ctx.sql, operatorId);
   await audit(ctx, "auth.mfa.reset", { targetOperatorId: operatorId, hadMfa });
+  await endOperatorCredentials(ctx, { operatorId, reason: "mfa_reset", keys: false });
   return { email: operator.email, hadMfa };
 }

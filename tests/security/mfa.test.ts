@@ -3,6 +3,7 @@ import type { JWT } from "next-auth/jwt";
 import { generate } from "otplib";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertGrant } from "../../db/queries/oauth-grants";
 import { resetOperatorMfa } from "../../lib/admin";
 import {
   AuthenticationStepRequired,
@@ -78,6 +79,23 @@ async function enrol(operatorId: string, email: string) {
   // The enrolment spent the current step: sign-in codes in these tests come from the next one.
   await sql`UPDATE operators SET mfa_last_step = mfa_last_step - 1 WHERE id = ${operatorId}`;
   return { secret, recoveryCodes };
+}
+
+/** A registered OAuth client (public, loopback redirect), as an MCP client registers itself. */
+async function registerClient(name: string): Promise<string> {
+  const registered = await handleRegistrationRequest(
+    sql,
+    new Request("http://console.test/api/oauth/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: name,
+        redirect_uris: ["http://127.0.0.1:7777/cb"],
+        token_endpoint_auth_method: "none",
+      }),
+    }),
+  );
+  return ((await registered.json()) as { client_id: string }).client_id;
 }
 
 const stepOf = (error: unknown) => (error instanceof AuthenticationStepRequired ? error.step : String(error));
@@ -298,10 +316,19 @@ describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
     expect(stepOf(await requireOperator(ctx, { duringPasswordChange: true }).catch((e: unknown) => e))).toBe("mfa_enrolment");
   });
 
-  it("an admin's reset (CLI and lib/admin) removes the factor and ends the sessions", async () => {
+  it("an admin's reset (CLI and lib/admin) removes the factor and ends the sessions and OAuth grants", async () => {
+    const tenant = await makeTenant(sql, "tenant-mfa-reset");
     const admin = await makeOperator(sql, "admin", [], PASSWORD);
     await enrol(admin.id, admin.email);
     const ctx = await signedInContext(sql, admin.id);
+    const grant = await insertGrant(sql, {
+      clientId: await registerClient("Reset client"),
+      operatorId: admin.id,
+      tenantId: tenant.id,
+      scopes: ["mcp"],
+      resource: "http://console.test/api/mcp",
+      actor: `operator:${admin.id}`,
+    });
     expect(await resetOperatorMfa({ sql, actor: { kind: "cli", user: "ops", host: "h" } }, { operatorId: admin.id })).toEqual({
       email: admin.email,
       hadMfa: true,
@@ -310,8 +337,12 @@ describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
     expect(await sql`SELECT 1 FROM operator_recovery_codes WHERE operator_id = ${admin.id}`).toHaveLength(0);
     const [row] = await sql`SELECT mfa_secret_sealed FROM operators WHERE id = ${admin.id}`;
     expect(row?.mfa_secret_sealed).toBeNull();
-    const [event] = await sql`SELECT action FROM audit_events WHERE fields->>'targetOperatorId' = ${admin.id}`;
-    expect(event?.action).toBe("auth.mfa.reset");
+    const events = await sql`SELECT action FROM audit_events WHERE fields->>'targetOperatorId' = ${admin.id} ORDER BY id`;
+    expect(events.map((e) => e.action)).toEqual(["auth.mfa.reset", "oauth.grant_revoked"]);
+    // The grants it approved end with it (review F7), as for a password reset.
+    const [revoked] = await sql`SELECT revoked_at, revoked_reason FROM oauth_grants WHERE id = ${grant.id}`;
+    expect(revoked?.revoked_at).toBeInstanceOf(Date);
+    expect(revoked?.revoked_reason).toBe("mfa_reset");
   });
 });
 
@@ -398,19 +429,7 @@ describe("re-authentication before sensitive actions (ASVS 3.7.1)", () => {
     expect(await sql`SELECT 1 FROM routes WHERE tool_name = 'stale_tool'`).toHaveLength(0);
 
     const config = createOAuthConfig({ publicUrl: "http://console.test" });
-    const registered = await handleRegistrationRequest(
-      sql,
-      new Request("http://console.test/api/oauth/register", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          client_name: "Re-auth client",
-          redirect_uris: ["http://127.0.0.1:7777/cb"],
-          token_endpoint_auth_method: "none",
-        }),
-      }),
-    );
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const clientId = await registerClient("Re-auth client");
     const request = new URLSearchParams({
       response_type: "code",
       client_id: clientId,
