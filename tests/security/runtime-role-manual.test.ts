@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Migration 0020 on a server where the roles do not exist and the migrator may not create them (a
+ * Migrations 0020 and 0035 on a server where the roles do not exist and the migrator may not create them (a
  * managed database): it applies with a NOTICE, the app keeps working as the owner, and the manual
  * steps of docs/deploy.md ("Database roles") then give a working runtime role. A server of its own
  * (roles are per server; the shared one already has them).
@@ -41,13 +41,13 @@ afterAll(async () => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-describe("migration 0020 without CREATEROLE and without the roles (M7)", () => {
+describe("migrations 0020 and 0035 without CREATEROLE and without the roles (M7)", () => {
   it("applies with a NOTICE, keeps the owner working, and the documented manual steps finish the job", async () => {
     const notices: string[] = [];
     const owner = postgres(withUser(server.url, "owner", "owner"), { max: 2, onnotice: (n) => notices.push(String(n.message)) });
     try {
       await migrate(owner);
-      expect(notices.join("\n")).toMatch(/runifold_runtime does not exist and owner may not create it/);
+      expect(notices.join("\n")).toMatch(/runifold_rt_app does not exist and owner may not create it/);
       expect((await superuser`SELECT count(*)::int AS n FROM pg_roles WHERE rolname LIKE 'runifold_%'`)[0]?.n).toBe(0);
       // The app as the owner, as before.
       const [tenant] = await owner<{ id: string }[]>`INSERT INTO tenants (slug, name) VALUES ('m', 'm') RETURNING id`;
@@ -56,9 +56,9 @@ describe("migration 0020 without CREATEROLE and without the roles (M7)", () => {
       expect((await provideInputForTenant(owner, { runId: run.id, tenantId, responses: {}, actor: "t" })).found).toBe(true);
 
       // docs/deploy.md, as an administrator, then as the owner.
-      await superuser.unsafe(`CREATE ROLE runifold_runtime NOLOGIN;
-        CREATE ROLE m7_web LOGIN PASSWORD 'web' IN ROLE runifold_runtime;`);
-      expect((await owner`SELECT runifold_grant_runtime() AS ok`)[0]?.ok).toBe(true);
+      await superuser.unsafe(`CREATE ROLE runifold_rt_app NOLOGIN;
+        CREATE ROLE m7_web LOGIN PASSWORD 'web' IN ROLE runifold_rt_app;`);
+      expect((await owner`SELECT runifold_grant_runtime(runifold_runtime_role()) AS ok`)[0]?.ok).toBe(true);
 
       const web = postgres(withUser(server.url, "m7_web", "web"), { max: 1, onnotice: () => {} });
       try {

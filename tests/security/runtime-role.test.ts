@@ -10,7 +10,7 @@ import {
   type Worker,
 } from "@runifold/sdk";
 import { claimRuns, finishRun } from "@runifold/sdk/testing";
-import { migrate } from "@runifold/store";
+import { createRuntimeLogins, migrate } from "@runifold/store";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
@@ -19,12 +19,13 @@ import { freshDatabase } from "../helpers/db";
 import { waitFor } from "../helpers/wait-for";
 
 /**
- * Security review M7: the app and workers connect as a login role IN ROLE runifold_runtime
- * (migration 0020). It runs the real engine and web paths, but cannot change the schema or rewrite
+ * Security review M7: the app and workers connect as a login role in the database's runtime role
+ * (migration 0020, per database since 0035: runifold_rt_<db>). It runs the real engine and web paths, but cannot change the schema or rewrite
  * history. (No row-level security: docs/security.md, V4, says why.)
  */
-const role = `rf_rt_${randomBytes(5).toString("hex")}`;
+const tag = randomBytes(5).toString("hex");
 const password = randomBytes(12).toString("hex");
+let logins: string[] = [];
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let admin: postgres.Sql;
 let app: postgres.Sql;
@@ -69,15 +70,17 @@ async function refusal(statement: Promise<unknown>): Promise<string | undefined>
 beforeAll(async () => {
   db = await freshDatabase();
   admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' IN ROLE runifold_runtime`);
-  app = postgres(dbUrlFor(role), { max: 4, onnotice: () => {} });
+  // As `runifold db create-runtime-role` does (the web's login; the worker's is the same kind).
+  const created = await createRuntimeLogins(db.sql, { ownerUrl: db.url, kinds: ["web"] });
+  logins = [...created.logins.map((login) => login.user), created.group];
+  app = postgres(created.logins[0]?.url as string, { max: 4, onnotice: () => {} });
 });
 
 afterAll(async () => {
   await worker?.stop(500);
   await app?.end({ timeout: 5 });
   await db?.drop();
-  await admin?.unsafe(`DROP ROLE IF EXISTS ${role}`);
+  for (const name of logins) await admin?.unsafe(`DROP ROLE IF EXISTS "${name}"`);
   await admin?.end();
 });
 
@@ -91,7 +94,7 @@ describe("the runtime role (M7)", () => {
   });
 
   it("runs the engine and web paths: create, claim, checkpoint, signal, answer, finish, list", async () => {
-    const acme = await tenant(app, `rt-acme-${role}`);
+    const acme = await tenant(app, `rt-acme-${tag}`);
     const run = await createRun(app, {
       tenantId: acme,
       workflowName: flow.name,
@@ -166,8 +169,8 @@ describe("the runtime role (M7)", () => {
   });
 
   it("answers another tenant's run as not found on the tenant-scoped write paths", async () => {
-    const a = await tenant(db.sql, `rt-c-${role}`);
-    const b = await tenant(db.sql, `rt-d-${role}`);
+    const a = await tenant(db.sql, `rt-c-${tag}`);
+    const b = await tenant(db.sql, `rt-d-${tag}`);
     const runB = await createRun(db.sql, { tenantId: b, workflowName: "rt_idle", workflowVersion: 1, input: {} });
     expect(await sendSignalForTenant(app, { runId: runB.id, tenantId: a, name: "go", payload: null })).toBe(false);
     const answer = await provideInputForTenant(app, { runId: runB.id, tenantId: a, responses: {}, actor: "rt" });
@@ -180,7 +183,7 @@ describe("no row-level security on runs (M7, docs/security.md V4)", () => {
     // With RLS enabled (any policy) PostgreSQL hides column statistics from non-leakproof
     // operators such as jsonb @> for every role subject to it; the planner then guesses 1% and
     // walks runs_created_idx instead (measured: 7 ms -> 490 ms at 300k runs).
-    const t = await tenant(db.sql, `rt-plan-${role}`);
+    const t = await tenant(db.sql, `rt-plan-${tag}`);
     await db.sql`
       INSERT INTO runs (id, tenant_id, workflow_name, workflow_version, workflow_key, status, input, created_at)
       SELECT gen_random_uuid(), ${t}, 'rt_plan', 1, 'rt_plan@1', 'completed', jsonb_build_object('n', g), now() - g * interval '1 second'
@@ -193,8 +196,8 @@ describe("no row-level security on runs (M7, docs/security.md V4)", () => {
   });
 });
 
-describe("migration 0020 as a migrator without CREATEROLE (M7)", () => {
-  it("applies (the roles exist cluster-wide), grants the runtime role and makes nothing of its own", async () => {
+describe("migrations 0020 and 0035 as a migrator without CREATEROLE (M7, F3)", () => {
+  it("apply, give the old cluster-wide role nothing, and the documented grant finishes the job", async () => {
     const owner = `rf_own_${randomBytes(5).toString("hex")}`;
     const database = `t_own_${randomBytes(5).toString("hex")}`;
     await admin.unsafe(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEROLE`);
@@ -205,16 +208,25 @@ describe("migration 0020 as a migrator without CREATEROLE (M7)", () => {
     const sql = postgres(url.toString(), { max: 1, onnotice: (n) => notices.push(String(n.message)) });
     try {
       await migrate(sql);
-      const [grants] = await sql<{ runtime: boolean; update: boolean; create: boolean }[]>`
-        SELECT has_table_privilege('runifold_runtime', 'runs', 'SELECT, INSERT, UPDATE, DELETE') AS runtime,
-               has_table_privilege('runifold_runtime', 'audit_events', 'UPDATE') AS update,
-               has_schema_privilege('runifold_runtime', current_schema(), 'CREATE') AS create`;
-      expect(grants).toEqual({ runtime: true, update: false, create: false });
-      expect(notices.join("\n")).not.toMatch(/may not create it/);
+      expect(notices.join("\n")).toContain(`role runifold_rt_${database} does not exist and ${owner} may not create it`);
+      const [legacy] = await sql<{ runtime: boolean }[]>`
+        SELECT has_table_privilege('runifold_runtime', 'runs', 'SELECT') AS runtime`;
+      expect(legacy).toEqual({ runtime: false });
+      // docs/deploy.md, "Database roles", by hand: an administrator creates the role, the owner grants it.
+      await admin.unsafe(`CREATE ROLE runifold_rt_${database} NOLOGIN`);
+      expect((await sql`SELECT runifold_grant_runtime(runifold_runtime_role()) AS ok`)[0]?.ok).toBe(true);
+      const [grants] = await sql<{ runtime: boolean; update: boolean; create: boolean; connect: boolean; public: boolean }[]>`
+        SELECT has_table_privilege(runifold_runtime_role(), 'runs', 'SELECT, INSERT, UPDATE, DELETE') AS runtime,
+               has_table_privilege(runifold_runtime_role(), 'audit_events', 'UPDATE') AS update,
+               has_schema_privilege(runifold_runtime_role(), current_schema(), 'CREATE') AS create,
+               has_database_privilege(runifold_runtime_role(), current_database(), 'CONNECT') AS connect,
+               has_database_privilege('public', current_database(), 'CONNECT') AS public`;
+      expect(grants).toEqual({ runtime: true, update: false, create: false, connect: true, public: false });
       expect((await migrate(sql)).applied).toEqual([]); // and again: idempotent
     } finally {
       await sql.end({ timeout: 5 });
       await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.unsafe(`DROP ROLE IF EXISTS runifold_rt_${database}`);
       await admin.unsafe(`DROP ROLE IF EXISTS ${owner}`);
     }
   });

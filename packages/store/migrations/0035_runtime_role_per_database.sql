@@ -39,6 +39,13 @@ BEGIN
     RAISE WARNING '% has SUPERUSER, BYPASSRLS, CREATEROLE or CREATEDB; it should have none', r;
   END IF;
   EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), r);
+  -- Only the runtime role (besides the owner and superusers) may connect. A database cloned from a
+  -- migrated template starts with PUBLIC's CONNECT again, so this runs with every grant.
+  BEGIN
+    EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database());
+  EXCEPTION WHEN insufficient_privilege THEN
+    RAISE WARNING '% may not revoke CONNECT on database % from PUBLIC: run REVOKE CONNECT ON DATABASE % FROM PUBLIC; as its owner', current_user, current_database(), current_database();
+  END;
   EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', s, r);
   EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %I TO %I', s, r);
   EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I TO %I', s, r);
@@ -106,9 +113,4 @@ BEGIN
       PERFORM runifold_grant_runtime('runifold_runtime');
     END IF;
   END IF;
-  BEGIN
-    EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database());
-  EXCEPTION WHEN insufficient_privilege THEN
-    RAISE WARNING '% may not revoke CONNECT on database % from PUBLIC: run REVOKE CONNECT ON DATABASE % FROM PUBLIC; as its owner', current_user, current_database(), current_database();
-  END;
 END $$;

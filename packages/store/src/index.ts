@@ -7,4 +7,5 @@
 export { createDb, inTransaction, type Sql, type SqlHandle } from "./client";
 export { listMigrations, MIGRATIONS_DIR, migrate, migrationsApplied } from "./migrate";
 export { MIGRATION_TAGS } from "./migration-tags";
+export { createRuntimeLogins, type RuntimeKind, type RuntimeLogin, scramVerifier, withUser } from "./runtime-roles";
 export { isUniqueViolation, isUuid, jsonParam, PREPARED } from "./sql";

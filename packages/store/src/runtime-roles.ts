@@ -1,0 +1,64 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import type postgres from "postgres";
+
+/** The processes that connect at run time, each with a login role of its own. */
+export type RuntimeKind = "web" | "worker";
+
+export type RuntimeLogin = { kind: RuntimeKind; user: string; password: string; url: string };
+
+/**
+ * The database's runtime logins (review 3, F3/F4; migration 0035): `runifold_web_<db>` for the web
+ * and `runifold_worker_<db>` for workers, both members of the database's own NOLOGIN group role
+ * `runifold_rt_<db>` (rows only, CONNECT to this database only), neither superuser nor BYPASSRLS.
+ * Creates the group role when missing and grants it; a login that exists gets the new password (so
+ * running it again rotates them). `sql` must be the owner's connection, with CREATEROLE (or a
+ * superuser). A password not given is generated. Passwords reach the server only as SCRAM
+ * verifiers, so a statement log never holds one.
+ */
+export async function createRuntimeLogins(
+  sql: postgres.Sql,
+  options: { ownerUrl: string; passwords?: Partial<Record<RuntimeKind, string>>; kinds?: RuntimeKind[] },
+): Promise<{ group: string; logins: RuntimeLogin[] }> {
+  const [names] = await sql<{ group: string; web: string; worker: string; me: string }[]>`
+    SELECT runifold_runtime_role() AS group, runifold_role_name('web') AS web,
+           runifold_role_name('worker') AS worker, current_user AS me`;
+  if (!names) throw new Error("runifold_runtime_role() is missing: run the migrations first");
+  const [exists] = await sql`SELECT 1 FROM pg_roles WHERE rolname = ${names.group}`;
+  if (!exists) await sql.unsafe(`CREATE ROLE ${ident(names.group)} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS`);
+  await sql`SELECT runifold_grant_runtime(${names.group}::text)`;
+  const logins: RuntimeLogin[] = [];
+  for (const kind of options.kinds ?? (["web", "worker"] as const)) {
+    const user = names[kind];
+    const password = options.passwords?.[kind] || randomBytes(24).toString("base64url");
+    const verifier = scramVerifier(password);
+    const attributes = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS NOREPLICATION INHERIT PASSWORD '${verifier}'`;
+    const [found] = await sql`SELECT 1 FROM pg_roles WHERE rolname = ${user}`;
+    await sql.unsafe(`${found ? "ALTER" : "CREATE"} ROLE ${ident(user)} WITH ${attributes}`);
+    await sql.unsafe(`GRANT ${ident(names.group)} TO ${ident(user)}`);
+    logins.push({ kind, user, password, url: withUser(options.ownerUrl, user, password) });
+  }
+  return { group: names.group, logins };
+}
+
+/** A PostgreSQL SCRAM-SHA-256 verifier (RFC 5802/7677), as `ALTER ROLE … PASSWORD` stores it. */
+export function scramVerifier(password: string, iterations = 4096): string {
+  if (!/^[\x21-\x7e]+$/.test(password)) throw new Error("a runtime role password must be printable ASCII without spaces");
+  const salt = randomBytes(16);
+  const salted = pbkdf2Sync(password, salt, iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash("sha256").update(clientKey).digest();
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
+}
+
+/** `url` with another user and password (host, port, database and parameters kept). */
+export function withUser(url: string, user: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.username = encodeURIComponent(user);
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
