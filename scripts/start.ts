@@ -86,6 +86,9 @@ async function main() {
       embedded = pg;
     },
     seed: env.RUNIFOLD_SEED,
+    // Embedded: web and workers connect as the database's runtime logins, never as the cluster's
+    // superuser (review 3, F4). With a DATABASE_URL of yours, they use that URL (docs/deploy.md).
+    runtimeLogins: !env.DATABASE_URL,
   });
   if (db.applied.length > 0) log(`applied migrations: ${db.applied.join(", ")}`);
   if (signals > 0) return;
@@ -93,7 +96,7 @@ async function main() {
   const origin = localOrigin(env.HOST, env.PORT);
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: db.url,
+    DATABASE_URL: db.runtime?.web ?? db.url,
     NEXTAUTH_SECRET: env.NEXTAUTH_SECRET ?? loadOrCreateSecret(dataRoot),
     NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? env.RUNIFOLD_PUBLIC_URL ?? origin,
     // OAuth needs a canonical resource URL (never taken from request headers): locally, this origin.
@@ -106,6 +109,7 @@ async function main() {
     port: env.PORT,
     workers: env.RUNIFOLD_WORKERS,
     env: childEnv,
+    workerEnv: { ...childEnv, DATABASE_URL: db.runtime?.worker ?? db.url },
     log,
   });
   supervisor = stack;

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createDb, migrate } from "@runifold/store";
+import { createDb, createRuntimeLogins, migrate } from "@runifold/store";
 import { type EmbeddedPostgres, isAlive, startEmbeddedPostgres } from "@runifold/store/embedded";
 import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
 import { exited, isRunning, spawnNode, stopChildren } from "./children";
@@ -31,7 +31,19 @@ export async function prepareDatabase(options: {
   onEmbedded?: (pg: EmbeddedPostgres) => void;
   /** Default: defaultSeedMode(databaseUrl). */
   seed?: SeedMode;
-}): Promise<{ url: string; embedded?: EmbeddedPostgres; seed?: SeedResult; applied: string[] }> {
+  /**
+   * Also create (or re-password) the database's runtime logins, whose URLs the web and workers get
+   * instead of `url` (the owner's, for migrations and the seed only). `npm start` on the embedded
+   * store: its `url` is the cluster's superuser (review 3, F4).
+   */
+  runtimeLogins?: boolean;
+}): Promise<{
+  url: string;
+  embedded?: EmbeddedPostgres;
+  seed?: SeedResult;
+  applied: string[];
+  runtime?: { web: string; worker: string };
+}> {
   let embedded: EmbeddedPostgres | undefined;
   let url = options.databaseUrl;
   if (!url) {
@@ -51,7 +63,8 @@ export async function prepareDatabase(options: {
     const mode = options.seed ?? defaultSeedMode(options.databaseUrl);
     const seed =
       mode === "demo" ? await seedIfEmpty(sql, options.projectRoot) : mode === "admin" ? await seedAdmin(sql) : undefined;
-    return { url, embedded, seed, applied };
+    const runtime = options.runtimeLogins ? await runtimeUrls(sql, url) : undefined;
+    return { url, embedded, seed, applied, runtime };
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -77,6 +90,19 @@ async function seedAdmin(sql: ReturnType<typeof createDb>["sql"]): Promise<SeedR
   return operator ? { created: true, operator } : undefined;
 }
 
+/**
+ * Fresh passwords on every start: only this process hands them on (in the children's environment),
+ * so nothing is kept on disk and a copied old URL stops working.
+ */
+async function runtimeUrls(sql: ReturnType<typeof createDb>["sql"], ownerUrl: string): Promise<{ web: string; worker: string }> {
+  const { logins } = await createRuntimeLogins(sql, { ownerUrl });
+  const url = (kind: string) => logins.find((login) => login.kind === kind)?.url;
+  const web = url("web");
+  const worker = url("worker");
+  if (!web || !worker) throw new Error("the runtime logins were not created");
+  return { web, worker };
+}
+
 /** The URL to reach a server bound to host:port from this machine. */
 export function localOrigin(host: string, port: number): string {
   const h = ["0.0.0.0", "::"].includes(host) ? "127.0.0.1" : host;
@@ -89,6 +115,8 @@ export type StackOptions = {
   port: number;
   workers: number;
   env: NodeJS.ProcessEnv;
+  /** The workers' environment when it differs from the web's (their own DATABASE_URL). */
+  workerEnv?: NodeJS.ProcessEnv;
   log: Log;
 };
 
@@ -140,8 +168,9 @@ export class Supervisor {
   private startWorker(index: number, attempt: number) {
     const root = this.options.projectRoot;
     const bin = path.join(root, "packages", "sdk", "src", "bin", "runifold-worker.ts");
-    const workflows = this.options.env.RUNIFOLD_WORKFLOWS || path.join(root, "workflows", "demo", "index.ts");
-    const env = { ...this.options.env, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
+    const base = this.options.workerEnv ?? this.options.env;
+    const workflows = base.RUNIFOLD_WORKFLOWS || path.join(root, "workflows", "demo", "index.ts");
+    const env = { ...base, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
     const child = spawnNode(`worker-${index + 1}`, ["--import", "tsx", bin, "--workflows", workflows], env, root);
     this.workers[index] = child;
     this.supervise(child, `worker-${index + 1}`, attempt, (next) => this.startWorker(index, next));

@@ -11,7 +11,8 @@ import { waitForRunStatus } from "../helpers/runs";
 import { waitFor } from "../helpers/wait-for";
 
 // `npm start` as a user runs it: no DATABASE_URL (so its own embedded Postgres, under a private
-// RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C.
+// RUNIFOLD_DATA_DIR so a developer's .data/pg is untouched), one worker, then Ctrl-C. Web and worker
+// connect as the runtime logins, never as the superuser (review 3, F4).
 
 let dataRoot: string;
 let supervisor: ChildProcess | undefined;
@@ -111,6 +112,20 @@ describe("npm start", () => {
         input: { report_id: "x", settle_ms: 0 },
       });
       await waitForRunStatus(sql, run.id, "completed", 60_000);
+
+      // Review 3, F4: web and workers connect as the database's runtime logins, never as the
+      // cluster's superuser (which the migrations and this test use).
+      const backends = await sql<{ role: string; app: string; super: boolean; bypass: boolean }[]>`
+        SELECT r.rolname AS role, a.application_name AS app, r.rolsuper AS super, r.rolbypassrls AS bypass
+        FROM pg_stat_activity a JOIN pg_roles r ON r.oid = a.usesysid
+        WHERE a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()`;
+      const byRole = new Map<string, Set<string>>();
+      for (const b of backends) byRole.set(b.role, (byRole.get(b.role) ?? new Set()).add(b.app));
+      expect(backends.filter((b) => b.super || b.bypass)).toEqual([]);
+      expect([...byRole.keys()].sort()).toEqual(["runifold_web_postgres", "runifold_worker_postgres"]);
+      expect([...(byRole.get("runifold_web_postgres") ?? [])]).toEqual(["runifold-web"]);
+      const workerApps = ["runifold-worker", "runifold-worker-lease", "runifold-retention-lock"];
+      expect([...(byRole.get("runifold_worker_postgres") ?? [])].filter((app) => !workerApps.includes(app))).toEqual([]);
     } finally {
       await sql.end({ timeout: 5 });
     }
