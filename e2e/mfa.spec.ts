@@ -1,6 +1,8 @@
+import { createHash, randomBytes } from "node:crypto";
 import { expect, type Page, type Request, test } from "@playwright/test";
 import { generate } from "otplib";
 import { createAdmin, withStackDatabase } from "./fixtures";
+import { type CallbackServer, startCallbackServer } from "./oauth/loopback-servers";
 import { seriousViolations } from "./pages/axe-check";
 
 // Issue 33 (ASVS 2.8): two-factor sign-in with JavaScript off, as a person whose page has not run
@@ -64,6 +66,64 @@ test("enrol from the account page and sign in with a TOTP code, without scripts"
   }
   const steps = requests.filter((r) => new URL(r.url()).pathname === "/login/mfa" && r.method() === "POST");
   expect(steps).toHaveLength(2);
+});
+
+/** Turns two-factor on for the signed-in operator through the account page; returns the secret. */
+async function enrolThroughPage(page: Page): Promise<string> {
+  await page.goto("/account/mfa");
+  await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+  const secret = (await page.getByTestId("mfa-secret").textContent())?.trim() ?? "";
+  await page.getByLabel("Code from the app").fill(await generate({ secret }));
+  await page.getByRole("button", { name: "Turn on" }).click();
+  await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
+  return secret;
+}
+
+test("a sign-in from an OAuth consent link asks for the code, then comes back to the consent page, without scripts", async ({
+  page,
+}) => {
+  const admin = await createAdmin();
+  await signInWithPassword(page, admin);
+  const secret = await enrolThroughPage(page);
+  await page.context().clearCookies();
+
+  const callbacks: CallbackServer = await startCallbackServer();
+  try {
+    const registered = (await (
+      await fetch(new URL("/api/oauth/register", process.env.BASE_URL), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "MFA consent client", redirect_uris: [callbacks.redirectUrl] }),
+      })
+    ).json()) as { client_id: string };
+    const authorize = new URL("/oauth/authorize", process.env.BASE_URL);
+    authorize.search = new URLSearchParams({
+      response_type: "code",
+      client_id: registered.client_id,
+      redirect_uri: callbacks.redirectUrl,
+      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+      code_challenge_method: "S256",
+      state: "mfa-state",
+    }).toString();
+    await page.goto(authorize.toString());
+    await expect(page).toHaveURL(/\/login\?/);
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill(admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/login\/mfa\?callbackUrl=%2Foauth%2Fauthorize/);
+    await page.getByRole("textbox", { name: "Code", exact: true }).fill(await nextCode(secret));
+    await page.getByRole("button", { name: "Verify" }).click();
+    const form = page.getByRole("form", { name: "Authorize client" });
+    await expect(form).toBeVisible();
+    await form.getByRole("radio", { name: /^tenant-acme\b/ }).check();
+    const arrived = callbacks.nextCallback();
+    await form.getByRole("button", { name: "Approve" }).click();
+    const query = await arrived;
+    expect(query.get("state")).toBe("mfa-state");
+    expect(query.get("code")).toEqual(expect.any(String));
+  } finally {
+    await callbacks.close();
+  }
 });
 
 test("minting a key in a session older than 10 minutes asks to confirm it is you first, without scripts", async ({ page }) => {
