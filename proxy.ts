@@ -22,6 +22,7 @@ const CONSOLE_PATHS = [
   "/overview",
   "/tasks",
   "/inbox",
+  "/approvals",
   "/tenants",
   "/routes",
   "/workers",

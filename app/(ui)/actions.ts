@@ -14,6 +14,7 @@ import {
   setTenantDisabledAction,
   signOutEverywhereAction,
 } from "@/lib/ui/actions/account-actions";
+import { decideApprovalAction } from "@/lib/ui/actions/approval-actions";
 import { bulkTaskAction } from "@/lib/ui/actions/bulk-task-actions";
 import { revokeConnectionAction, revokeTenantConnectionAction } from "@/lib/ui/actions/connection-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
@@ -49,6 +50,7 @@ import {
   createOperatorInput,
   createTenantInput,
   createWebhookInput,
+  decideApprovalInput,
   saveRouteInput,
   setRouteScheduleInput,
 } from "@/lib/ui/form-inputs";
@@ -126,6 +128,7 @@ export const saveRouteForm = formAction(saveRouteAction, saveRouteInput, ["/rout
 export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteScheduleInput, ["/routes"]);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInputForm = formAction(answerInputAction, answerInputInput);
+export const decideApprovalForm = formAction(decideApprovalAction, decideApprovalInput, ["/approvals"]);
 export const changePasswordForm = formAction(changePasswordAction, changePasswordInput);
 export const createWebhookForm = formAction(
   (ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input),

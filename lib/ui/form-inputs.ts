@@ -97,3 +97,11 @@ function parseJson(value: string): unknown {
     return value; // the action's schema refuses it with a message
   }
 }
+
+/** The Approvals page's decision form: the pressed button names the decision. */
+export const decideApprovalInput = (form: Fields) => ({
+  taskId: text(form, "taskId"),
+  key: text(form, "key"),
+  decision: text(form, "decision"),
+  comment: text(form, "comment") || undefined,
+});

@@ -7,6 +7,8 @@ const LINKS = [
   { href: "/overview", label: "Overview" },
   { href: "/tasks", label: "Tasks" },
   { href: "/inbox", label: "Inbox" },
+  // Every operator: what the signed-in person may decide (docs/approvals.md).
+  { href: "/approvals", label: "Approvals" },
   { href: "/tenants", label: "Tenants" },
   { href: "/routes", label: "Routes" },
   { href: "/workers", label: "Workers" },

@@ -11,6 +11,8 @@ export type OpenApproval = {
   message: string;
   details: unknown;
   requestedSchema: unknown;
+  /** The run's arguments (the call the approval covers, digested into the receipt's argsDigest). */
+  arguments: unknown;
   workflow: string;
   version: number;
   tool: string | null;
@@ -34,6 +36,7 @@ type Row = {
   policy: NormalizedPolicy;
   excluded_operator_ids: string[];
   escalation_due: boolean;
+  input: unknown;
   workflow_name: string;
   workflow_version: number;
   tool_name: string | null;
@@ -66,7 +69,7 @@ export async function listApprovals(
   const rows = await sql.unsafe<Row[]>(
     `SELECT a.run_id, a.key, a.message, a.details, a.requested_schema, a.policy,
             a.excluded_operator_ids::text[] AS excluded_operator_ids, coalesce(a.escalates_at <= now(), false) AS escalation_due,
-            r.workflow_name, r.workflow_version, ro.tool_name, ${ISO("a.opened_at")} AS opened_at,
+            r.input, r.workflow_name, r.workflow_version, ro.tool_name, ${ISO("a.opened_at")} AS opened_at,
             ${ISO("a.expires_at")} AS expires_at, ${ISO("CASE WHEN a.escalated_at IS NULL THEN a.escalates_at END")} AS escalates_at,
             coalesce((SELECT jsonb_agg(jsonb_build_object('operatorId', d.operator_id, 'email', d.email, 'channel', d.channel,
                         'decision', d.decision, 'comment', d.comment, 'at', ${ISO("d.at")}) ORDER BY d.at, d.id)
@@ -90,6 +93,7 @@ export async function listApprovals(
       message: row.message,
       details: row.details,
       requestedSchema: row.requested_schema,
+      arguments: row.input,
       workflow: row.workflow_name,
       version: row.workflow_version,
       tool: row.tool_name,
