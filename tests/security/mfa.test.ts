@@ -1,4 +1,3 @@
-import type { Account, User } from "next-auth";
 import type { JWT } from "next-auth/jwt";
 import { generate } from "otplib";
 import type postgres from "postgres";
@@ -6,35 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertGrant } from "../../db/queries/oauth-grants";
 import { resetOperatorMfa } from "../../lib/admin";
 import {
-  AuthenticationStepRequired,
   beginMfaEnrolment,
   confirmMfaEnrolment,
   MFA_THROTTLE,
   PasswordChangeRequired,
-  reauthenticate,
   requireOperator,
   verifySecondFactor,
 } from "../../lib/auth";
-import { buildAuthOptions } from "../../lib/auth/web";
-import { readEnv } from "../../lib/env";
-import { createOAuthConfig, handleRegistrationRequest } from "../../lib/oauth";
-import { consentDecisionAction } from "../../lib/ui/actions/consent-actions";
-import { createKeyAction } from "../../lib/ui/actions/key-actions";
-import { disableMfaAction } from "../../lib/ui/actions/mfa-actions";
-import { saveRouteAction } from "../../lib/ui/actions/route-actions";
-import { createOperatorAction } from "../../lib/ui/actions/tenant-actions";
 import { freshDatabase } from "../helpers/db";
-import { contextFor, makeOperator, makeTenant } from "../ui/helpers";
+import { makeOperator, makeTenant } from "../ui/helpers";
 import { signedInContext } from "./helpers";
+import { KEY, mfaHarness, PASSWORD, stepOf } from "./mfa-harness";
 
-// Issue 33 (review 3, ASVS 2.8 and 3.7.1): TOTP for password operators with one-time recovery
-// codes, required for admins signed in with a password, and a recent authentication before the
-// sensitive console actions. Real Postgres, the real next-auth callbacks.
+// Issue 33 (review 3, ASVS 2.8): TOTP for password operators with one-time recovery codes, required
+// for admins signed in with a password. Real Postgres, the real next-auth callbacks. The
+// re-authentication before sensitive actions (3.7.1) is tests/security/reauth.test.ts.
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: postgres.Sql;
-const KEY = "mfa-test-key-material-0123456789";
-const PASSWORD = "correct horse battery";
+const { passwordSignIn, sessionContext, enrol, registerClient, auditActions } = mfaHarness(() => sql);
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -43,68 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop();
 });
-
-const options = () => buildAuthOptions(readEnv({ NEXTAUTH_SECRET: KEY }), { sql: () => sql });
-const credentialsAccount = { provider: "credentials", type: "credentials", providerAccountId: "x" } as Account;
-
-/** What next-auth does for the password form: the provider's authorize, then the jwt callback. */
-async function passwordSignIn(email: string, password: string, address = "10.9.0.1"): Promise<JWT | null> {
-  const opts = options();
-  const provider = opts.providers.find((p) => p.id === "credentials") as unknown as {
-    options: { authorize(credentials: Record<string, string>, req: unknown): Promise<User | null> };
-  };
-  const user = await provider.options.authorize({ email, password }, { headers: { "x-real-ip": address } });
-  if (!user) return null;
-  return (await opts.callbacks?.jwt?.({ token: {} as JWT, user, account: credentialsAccount, trigger: "signIn" })) as JWT;
-}
-
-function sessionContext(token: JWT, adminMfaRequired = false) {
-  return {
-    ...contextFor(sql, token.sub ?? null),
-    adminMfaRequired,
-    sessionClaims: async () => ({ sessionId: token.sid as string, sessionVersion: token.sv as number }),
-  };
-}
-
-/** Enrols `operatorId` with a fresh secret; returns it and the recovery codes. */
-async function enrol(operatorId: string, email: string) {
-  const { secret } = await beginMfaEnrolment(sql, { operatorId, accountName: email, keyMaterial: KEY });
-  const { recoveryCodes } = await confirmMfaEnrolment(sql, {
-    operatorId,
-    sessionId: null,
-    code: await generate({ secret }),
-    clientAddress: null,
-    keyMaterial: KEY,
-  });
-  // The enrolment spent the current step: sign-in codes in these tests come from the next one.
-  await sql`UPDATE operators SET mfa_last_step = mfa_last_step - 1 WHERE id = ${operatorId}`;
-  return { secret, recoveryCodes };
-}
-
-/** A registered OAuth client (public, loopback redirect), as an MCP client registers itself. */
-async function registerClient(name: string): Promise<string> {
-  const registered = await handleRegistrationRequest(
-    sql,
-    new Request("http://console.test/api/oauth/register", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        client_name: name,
-        redirect_uris: ["http://127.0.0.1:7777/cb"],
-        token_endpoint_auth_method: "none",
-      }),
-    }),
-  );
-  return ((await registered.json()) as { client_id: string }).client_id;
-}
-
-const stepOf = (error: unknown) => (error instanceof AuthenticationStepRequired ? error.step : String(error));
-
-async function auditActions(operatorId: string): Promise<string[]> {
-  const rows = await sql<{ action: string }[]>`
-    SELECT action FROM audit_events WHERE operator_id = ${operatorId} OR fields->>'operatorId' = ${operatorId} ORDER BY id`;
-  return rows.map((row) => row.action);
-}
 
 describe("TOTP enrolment", () => {
   it("shows a secret and an otpauth:// URI, refuses a wrong first code, and stores the secret sealed and the codes hashed", async () => {
@@ -343,129 +270,5 @@ describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
     const [revoked] = await sql`SELECT revoked_at, revoked_reason FROM oauth_grants WHERE id = ${grant.id}`;
     expect(revoked?.revoked_at).toBeInstanceOf(Date);
     expect(revoked?.revoked_reason).toBe("mfa_reset");
-  });
-});
-
-describe("re-authentication before sensitive actions (ASVS 3.7.1)", () => {
-  const ageSession = (sessionId: string) =>
-    sql`UPDATE operator_sessions SET authenticated_at = now() - interval '11 minutes' WHERE id = ${sessionId}`;
-
-  it("refuses minting a key in a session last authenticated over 10 minutes ago, until the password is entered again", async () => {
-    const tenant = await makeTenant(sql, "tenant-reauth");
-    const op = await makeOperator(sql, "operator", [tenant.id], PASSWORD);
-    const ctx = await signedInContext(sql, op.id);
-    // Fresh from sign-in: allowed.
-    expect(await createKeyAction(ctx, { tenantId: tenant.id, name: "fresh" })).toMatchObject({ token: expect.any(String) });
-
-    await ageSession(ctx.sessionId);
-    const refused = await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" }).catch((e: unknown) => e);
-    expect(stepOf(refused)).toBe("recent_auth");
-    expect((refused as Error).message).toMatch(/recent sign-in.*\/account\/confirm/);
-    expect(await sql`SELECT 1 FROM api_keys WHERE name = 'stale'`).toHaveLength(0);
-    // Other actions need no re-entry.
-    expect((await requireOperator(ctx)).id).toBe(op.id);
-
-    const wrong = await reauthenticate(sql, {
-      operatorId: op.id,
-      sessionId: ctx.sessionId,
-      secret: "not the password",
-      clientAddress: null,
-      keyMaterial: KEY,
-    });
-    expect(wrong).toEqual({ ok: false, reason: "invalid" });
-    expect(stepOf(await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" }).catch((e: unknown) => e))).toBe(
-      "recent_auth",
-    );
-
-    expect(
-      await reauthenticate(sql, {
-        operatorId: op.id,
-        sessionId: ctx.sessionId,
-        secret: PASSWORD,
-        clientAddress: null,
-        keyMaterial: KEY,
-      }),
-    ).toMatchObject({ ok: true });
-    expect(await createKeyAction(ctx, { tenantId: tenant.id, name: "stale" })).toMatchObject({ token: expect.any(String) });
-    expect(await auditActions(op.id)).toEqual(expect.arrayContaining(["auth.reauth.failure", "auth.reauth.success"]));
-  });
-
-  it("takes an authenticator code as the re-entry when MFA is on, and asks for it before creating an admin (not an operator)", async () => {
-    const admin = await makeOperator(sql, "admin", [], PASSWORD);
-    const { secret } = await enrol(admin.id, admin.email);
-    const ctx = await signedInContext(sql, admin.id);
-    await ageSession(ctx.sessionId);
-    const newOperator = { email: `op-${Date.now()}@ops.test`, password: "another long password", role: "operator" };
-    expect(await createOperatorAction(ctx, newOperator)).toMatchObject({ email: newOperator.email });
-    const newAdmin = { email: `admin-${Date.now()}@ops.test`, password: "another long password", role: "admin" };
-    expect(stepOf(await createOperatorAction(ctx, newAdmin).catch((e: unknown) => e))).toBe("recent_auth");
-
-    expect(
-      await reauthenticate(sql, {
-        operatorId: admin.id,
-        sessionId: ctx.sessionId,
-        secret: await generate({ secret }),
-        clientAddress: null,
-        keyMaterial: KEY,
-      }),
-    ).toMatchObject({ ok: true });
-    expect(await createOperatorAction(ctx, newAdmin)).toMatchObject({ email: newAdmin.email, role: "admin" });
-  });
-
-  it("asks for it before binding a route, approving an OAuth client (not denying) and turning MFA off", async () => {
-    const tenant = await makeTenant(sql, "tenant-reauth-2");
-    const op = await makeOperator(sql, "operator", [tenant.id], PASSWORD);
-    const ctx = await signedInContext(sql, op.id);
-    await ageSession(ctx.sessionId);
-
-    const route = {
-      tenantId: tenant.id,
-      toolName: "stale_tool",
-      workflowName: "generate-report",
-      workflowVersion: 1,
-      allowUnpublished: true,
-    };
-    expect(stepOf(await saveRouteAction(ctx, route).catch((e: unknown) => e))).toBe("recent_auth");
-    expect(await sql`SELECT 1 FROM routes WHERE tool_name = 'stale_tool'`).toHaveLength(0);
-
-    const config = createOAuthConfig({ publicUrl: "http://console.test" });
-    const clientId = await registerClient("Re-auth client");
-    const request = new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: "http://127.0.0.1:7777/cb",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      state: "s",
-      scope: "mcp tasks:read",
-      resource: config.resource,
-    }).toString();
-    const decide = (decision: string) =>
-      consentDecisionAction(config)(ctx, { request, decision, tenantId: tenant.id, scopes: ["mcp", "tasks:read"] });
-    expect(stepOf(await decide("approve").catch((e: unknown) => e))).toBe("recent_auth");
-    expect(await sql`SELECT 1 FROM oauth_authorization_codes`).toHaveLength(0);
-    // Saying no needs no re-entry.
-    expect(await decide("deny")).toContain("error=access_denied");
-
-    const { secret } = await enrol(op.id, op.email);
-    const disable = disableMfaAction({ keyMaterial: KEY, clientAddress: null });
-    expect(stepOf(await disable(ctx, {}).catch((e: unknown) => e))).toBe("recent_auth");
-
-    // After the code is entered again, all three go through.
-    expect(
-      await reauthenticate(sql, {
-        operatorId: op.id,
-        sessionId: ctx.sessionId,
-        secret: await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }),
-        clientAddress: null,
-        keyMaterial: KEY,
-      }),
-    ).toMatchObject({ ok: true });
-    expect(await saveRouteAction(ctx, route)).toMatchObject({ revision: 1 });
-    expect(await decide("approve")).toContain("code=");
-    await disable(ctx, {});
-    const [row] = await sql`SELECT mfa_enabled_at FROM operators WHERE id = ${op.id}`;
-    expect(row?.mfa_enabled_at).toBeNull();
-    expect(await auditActions(op.id)).toContain("auth.mfa.disabled");
   });
 });
