@@ -66,9 +66,12 @@ function Approval({ item, children }: { item: ApprovalItem; children?: React.Rea
         {JSON.stringify(item.arguments, null, 2)}
       </pre>
       {item.details !== null && item.details !== undefined && (
-        <pre className="mt-2 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs text-slate-800">
-          {JSON.stringify(item.details, null, 2)}
-        </pre>
+        <>
+          <p className="mt-2 text-xs font-medium text-slate-600">Details</p>
+          <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs text-slate-800">
+            {JSON.stringify(item.details, null, 2)}
+          </pre>
+        </>
       )}
       {item.decisions.length > 0 && (
         <ul className="mt-2 text-xs text-slate-700">
