@@ -12,6 +12,7 @@ import {
   requireOperator,
   verifySecondFactor,
 } from "../../lib/auth";
+import { presentOperatorList } from "../../lib/ui/presenters/tenants";
 import { freshDatabase } from "../helpers/db";
 import { makeOperator, makeTenant } from "../ui/helpers";
 import { signedInContext } from "./helpers";
@@ -256,12 +257,20 @@ describe("admins must enrol (RUNIFOLD_ADMIN_MFA=required, the default)", () => {
       resource: "http://console.test/api/mcp",
       actor: `operator:${admin.id}`,
     });
+    // Admins see who has a second factor (Tenants → Operators).
+    const listed = async () => (await presentOperatorList(sql, await requireOperator(ctx))).find((o) => o.id === admin.id)?.mfa;
+    expect(await listed()).toBe(true);
     expect(await resetOperatorMfa({ sql, actor: { kind: "cli", user: "ops", host: "h" } }, { operatorId: admin.id })).toEqual({
       email: admin.email,
       hadMfa: true,
     });
     await expect(requireOperator(ctx)).rejects.toMatchObject({ code: "unauthenticated" });
     expect(await sql`SELECT 1 FROM operator_recovery_codes WHERE operator_id = ${admin.id}`).toHaveLength(0);
+    const other = await makeOperator(sql, "admin", [], PASSWORD);
+    expect(
+      (await presentOperatorList(sql, await requireOperator(await signedInContext(sql, other.id)))).find((o) => o.id === admin.id)
+        ?.mfa,
+    ).toBe(false);
     const [row] = await sql`SELECT mfa_secret_sealed FROM operators WHERE id = ${admin.id}`;
     expect(row?.mfa_secret_sealed).toBeNull();
     const events = await sql`SELECT action FROM audit_events WHERE fields->>'targetOperatorId' = ${admin.id} ORDER BY id`;

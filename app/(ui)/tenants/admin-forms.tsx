@@ -36,7 +36,7 @@ export function CreateTenantForm() {
   );
 }
 
-type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[] };
+type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[]; mfa: boolean };
 
 /** Disable or enable a tenant: while disabled its keys, tasks and tools answer like an unknown tenant's. */
 export function TenantStateButton({ tenantId, slug, disabled }: { tenantId: string; slug: string; disabled: boolean }) {
@@ -79,6 +79,9 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
             <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{o.role}</span>
             <span className="min-w-0 flex-1 truncate text-slate-500">
               {o.role === "admin" ? "all tenants" : o.tenants.join(", ") || "no tenants"}
+            </span>
+            <span className={`text-xs ${o.mfa ? "text-emerald-700" : "text-slate-500"}`}>
+              {o.mfa ? "two-factor on" : "no two-factor"}
             </span>
             {o.disabled && <span className="text-xs text-red-700">disabled</span>}
             {o.id !== selfId && (

@@ -79,7 +79,15 @@ export async function presentTenantDetail(sql: SqlHandle, operator: Operator, sl
   };
 }
 
-export type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[] };
+export type OperatorItem = {
+  id: string;
+  email: string;
+  role: string;
+  disabled: boolean;
+  tenants: string[];
+  /** Two-factor authentication is on (an admin resets it with `runifold operators reset-mfa`). */
+  mfa: boolean;
+};
 
 /** Every operator with its tenants (admin pages only; callers pass an admin). */
 export async function presentOperatorList(sql: SqlHandle, operator: Operator): Promise<OperatorItem[]> {
@@ -90,5 +98,6 @@ export async function presentOperatorList(sql: SqlHandle, operator: Operator): P
     role: o.role,
     disabled: o.disabled_at !== null,
     tenants: o.tenant_slugs,
+    mfa: o.mfa_enabled_at !== null,
   }));
 }
