@@ -22,7 +22,7 @@ export type RequireOperatorOptions = {
   mutating?: boolean;
   /** Passes even while an admin's reset asks for a new password (the password page and its action). */
   duringPasswordChange?: boolean;
-  /** Passes while the sign-in's second factor is still due (the second step itself, sign-out). */
+  /** Passes while the sign-in's second factor is still due (the second step itself: /login/mfa and its action). */
   duringSecondFactor?: boolean;
   /** Passes while an admin has yet to enrol a second factor (the enrolment page and its actions). */
   duringMfaEnrolment?: boolean;
