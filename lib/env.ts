@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/client-address";
 
+/** A runtime login's password (RUNIFOLD_WEB_DB_PASSWORD, …); empty counts as unset (compose passes "" for an unset variable). */
+const RUNTIME_PASSWORD = /^([\x21-\x7e]{16,})?$/;
+const RUNTIME_PASSWORD_RULE = "must be 16+ printable ASCII characters without spaces";
+
 /**
  * The process environment, parsed once. Every entry point calls `readEnv()`; a bad value fails fast
  * with a message naming the variable instead of surfacing later as an obscure runtime error.
@@ -101,6 +105,13 @@ const ZEnv = z
      * embedded store, `admin` with DATABASE_URL (DESIGN.md §1).
      */
     RUNIFOLD_SEED: z.enum(["demo", "admin", "off"]).optional(),
+    /**
+     * The migrate job only: when set, it creates (or re-passwords) the database's runtime login for
+     * the web (`runifold_web_<db>`) or the workers (`runifold_worker_<db>`) with this password
+     * (review 3, F3/F4; docs/deploy.md, "Database roles"). Printable ASCII, 16+ characters; empty: unset.
+     */
+    RUNIFOLD_WEB_DB_PASSWORD: z.string().regex(RUNTIME_PASSWORD, RUNTIME_PASSWORD_RULE).optional(),
+    RUNIFOLD_WORKER_DB_PASSWORD: z.string().regex(RUNTIME_PASSWORD, RUNTIME_PASSWORD_RULE).optional(),
     /**
      * Where local state lives (embedded PostgreSQL data and its published URL, the generated
      * NEXTAUTH_SECRET). Relative paths resolve against the project root. Default: `.data`.

@@ -1,7 +1,8 @@
 // `npm run db:migrate`, and the web image's one-shot migrate job (this file bundled as migrate.mjs,
 // docs/deploy.md): applies pending migrations to DATABASE_URL (or the embedded instance a running
 // `npm start` published), then RUNIFOLD_SEED (default `admin` with DATABASE_URL: a first admin
-// only), and prints what it did. Exit codes: 0 done, 1 failed, 2 configuration.
+// only), then the runtime logins whose passwords RUNIFOLD_WEB_DB_PASSWORD / RUNIFOLD_WORKER_DB_PASSWORD
+// give, and prints what it did. Exit codes: 0 done, 1 failed, 2 configuration.
 import { resolveDatabaseUrl, resolveDataRoot } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 import { bundledMigrationsDir, migrateSeed, runMigrateJob } from "./lib/migrate-job";
@@ -25,6 +26,7 @@ async function main(): Promise<number> {
     url,
     migrationsDir: bundledMigrationsDir(import.meta.url),
     seed,
+    runtimePasswords: { web: env.RUNIFOLD_WEB_DB_PASSWORD, worker: env.RUNIFOLD_WORKER_DB_PASSWORD },
     dataRoot: resolveDataRoot(env),
     isTTY: Boolean(process.stdout.isTTY),
     write: (line) => process.stdout.write(`${line}\n`),

@@ -13,5 +13,6 @@ import "./client/tasks";
 import "./client/approvals";
 import "./admin/retention";
 import "./admin/audit";
+import "./admin/db";
 
 export { type CliIo, type CommandGroup, commands, registerCommand, type Verb } from "./registry";

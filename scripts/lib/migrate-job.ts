@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDb, migrate } from "@runifold/store";
+import { createDb, createRuntimeLogins, migrate, type RuntimeKind } from "@runifold/store";
 import { ensureFirstAdmin, SEED_ACTOR } from "../../lib/admin";
 import { credentialLines, presentCredentials } from "./first-run-credentials";
 
@@ -43,6 +43,8 @@ export async function runMigrateJob(options: {
   url: string;
   migrationsDir?: string;
   seed: MigrateSeed;
+  /** RUNIFOLD_WEB_DB_PASSWORD / RUNIFOLD_WORKER_DB_PASSWORD: the runtime logins to create or re-password. */
+  runtimePasswords?: Partial<Record<RuntimeKind, string>>;
   dataRoot: string;
   isTTY: boolean;
   write: (line: string) => void;
@@ -52,6 +54,7 @@ export async function runMigrateJob(options: {
     const { applied } = await migrate(sql, options.migrationsDir);
     if (applied.length === 0) options.write("migrations: up to date");
     for (const tag of applied) options.write(`applied ${tag}`);
+    await runtimeLogins(sql, options);
     if (options.seed === "off") return { applied, seeded: false };
     const operator = await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
@@ -69,4 +72,23 @@ export async function runMigrateJob(options: {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * The runtime logins the web and workers connect as (review 3, F3/F4): created or re-passworded with
+ * the passwords the operator set (compose passes the same variables to the URLs of web and worker).
+ * Only the role names are printed, never a password.
+ */
+async function runtimeLogins(
+  sql: ReturnType<typeof createDb>["sql"],
+  options: { url: string; runtimePasswords?: Partial<Record<RuntimeKind, string>>; write: (line: string) => void },
+) {
+  const kinds = (["web", "worker"] as const).filter((kind) => options.runtimePasswords?.[kind]);
+  if (kinds.length === 0) return;
+  // One job at a time (two started at once would both CREATE the same role).
+  const { group, logins } = await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
+    return createRuntimeLogins(tx, { ownerUrl: options.url, passwords: options.runtimePasswords, kinds });
+  });
+  for (const login of logins) options.write(`runtime login ${login.user} (in ${group}): password set`);
 }

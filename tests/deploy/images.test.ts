@@ -174,6 +174,36 @@ describe("compose.yaml", () => {
   });
 });
 
+describe("compose.yaml's database roles (review 3, F3/F4)", () => {
+  /** user, password, host:port and database of a compose URL (its `${VAR:?…}` parts are not URL-safe). */
+  const parts = (url: string | undefined) => {
+    const match = /^postgres:\/\/([^:]+):(.*)@([^@/]+)\/([\w-]+)$/.exec(url ?? "");
+    if (!match) throw new Error(`not a postgres URL: ${url}`);
+    const [, user = "", password = "", host = "", database = ""] = match;
+    return { user, password, host, database };
+  };
+
+  it("gives the superuser POSTGRES_USER to the migrate job only; web and worker connect as the runtime logins it creates", () => {
+    const { postgres, migrate, web, worker } = compose.services;
+    const owner = parts(migrate?.environment?.DATABASE_URL);
+    expect(owner.user).toBe(postgres?.environment?.POSTGRES_USER);
+    expect(owner.database).toBe(postgres?.environment?.POSTGRES_DB);
+    for (const [kind, service] of [
+      ["web", web],
+      ["worker", worker],
+    ] as const) {
+      const url = parts(service?.environment?.DATABASE_URL);
+      // The names createRuntimeLogins (migration 0035's runifold_role_name) gives this database's logins.
+      expect(url.user, kind).toBe(`runifold_${kind}_${owner.database}`);
+      expect({ host: url.host, database: url.database }).toEqual({ host: owner.host, database: owner.database });
+      // The password is the variable the migrate job sets it from, required (`:?`) on both sides.
+      const variable = `RUNIFOLD_${kind.toUpperCase()}_DB_PASSWORD`;
+      expect(url.password.startsWith(`\${${variable}:?`), kind).toBe(true);
+      expect(migrate?.environment?.[variable]?.startsWith(`\${${variable}:?`), kind).toBe(true);
+    }
+  });
+});
+
 describe("docs/deploy.md", () => {
   it("builds each target with a `docker build` line that matches the Dockerfile and compose's image names", () => {
     const lines = [...deployDoc.matchAll(/docker build --target (\S+) -t (\S+) \./g)].map((m) => ({ target: m[1], tag: m[2] }));

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnTs, waitForExit } from "../helpers/processes";
 import { emptyDatabase } from "./support";
@@ -44,6 +45,43 @@ describe("the migrate job", () => {
       expect(code, output).toBe(0);
       expect(output).toMatch(/^applied 0000_init$/m);
       expect(await db.sql`SELECT id FROM operators`).toEqual([]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("creates the runtime logins with the passwords it is given, prints no password, and they work (F3/F4)", async () => {
+    const db = await emptyDatabase("job_roles");
+    const passwords = { web: "web-password-0123456789", worker: "worker-password-0123456789" };
+    try {
+      const run = () =>
+        job({
+          DATABASE_URL: db.url,
+          RUNIFOLD_SEED: "off",
+          RUNIFOLD_WEB_DB_PASSWORD: passwords.web,
+          RUNIFOLD_WORKER_DB_PASSWORD: passwords.worker,
+        });
+      const first = await run();
+      expect(first.code, first.output).toBe(0);
+      const name = new URL(db.url).pathname.slice(1);
+      expect(first.output).toContain(`runtime login runifold_web_${name} (in runifold_rt_${name}): password set`);
+      expect(first.output).toContain(`runtime login runifold_worker_${name}`);
+      expect(first.output).not.toContain(passwords.web);
+      expect((await run()).code).toBe(0); // again: the logins exist, their passwords are set again
+      for (const kind of ["web", "worker"] as const) {
+        const url = new URL(db.url);
+        url.username = `runifold_${kind}_${name}`;
+        url.password = passwords[kind];
+        const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+        try {
+          const [me] = await sql<{ rolsuper: boolean; rows: number }[]>`
+            SELECT rolsuper, (SELECT count(*)::int FROM operators) AS rows FROM pg_roles WHERE rolname = current_user`;
+          expect(me).toEqual({ rolsuper: false, rows: 0 });
+          await expect(sql`CREATE TABLE probe (id int)`).rejects.toMatchObject({ code: "42501" });
+        } finally {
+          await sql.end({ timeout: 5 });
+        }
+      }
     } finally {
       await db.drop();
     }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
-import type postgres from "postgres";
+import type { SqlHandle } from "./client";
 
 /** The processes that connect at run time, each with a login role of its own. */
 export type RuntimeKind = "web" | "worker";
@@ -16,7 +16,7 @@ export type RuntimeLogin = { kind: RuntimeKind; user: string; password: string; 
  * verifiers, so a statement log never holds one.
  */
 export async function createRuntimeLogins(
-  sql: postgres.Sql,
+  sql: SqlHandle,
   options: { ownerUrl: string; passwords?: Partial<Record<RuntimeKind, string>>; kinds?: RuntimeKind[] },
 ): Promise<{ group: string; logins: RuntimeLogin[] }> {
   const [names] = await sql<{ group: string; web: string; worker: string; me: string }[]>`

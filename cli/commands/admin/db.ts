@@ -1,0 +1,65 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import { createRuntimeLogins, type RuntimeKind } from "@runifold/store";
+import { resolveDatabaseUrl } from "@runifold/store/embedded";
+import { readEnv } from "../../../lib/env";
+import { CliError, option, positionals, UsageError } from "../../args";
+import { PROJECT_ROOT, withDatabase } from "../../db";
+import { EXIT } from "../../exit-codes";
+import { print, printJson } from "../../output";
+import { registerCommand } from "../registry";
+
+registerCommand({
+  name: "db",
+  summary: "The database's own setup: the runtime login roles web and workers connect as",
+  verbs: [
+    {
+      name: "create-runtime-role",
+      args: "",
+      summary: "Create (or re-password) runifold_web_<db> and runifold_worker_<db> and print their DATABASE_URLs",
+      options: [
+        { name: "kind", value: "web|worker", description: "Only this login (default: both)" },
+        { name: "out", value: "FILE", description: "Write the URLs to FILE (a new file, mode 0600) instead of stdout" },
+        { name: "json", description: "Machine-readable output (one JSON document)" },
+      ],
+      notes: [
+        "Run as the database's owner with CREATEROLE (DATABASE_URL of the migrate job), after the migrations.",
+        "Both logins are members of runifold_rt_<db>, which may connect to this database only and read and write rows (docs/deploy.md, Database roles).",
+        "Each run sets new passwords: restart web and workers with the new URLs.",
+      ],
+      async run(parsed, io) {
+        positionals(parsed, []);
+        const kind = option(parsed, "kind");
+        if (kind !== undefined && kind !== "web" && kind !== "worker") throw new UsageError("--kind must be web or worker");
+        const kinds: RuntimeKind[] = kind ? [kind] : ["web", "worker"];
+        const ownerUrl = resolveDatabaseUrl(readEnv(io.env), PROJECT_ROOT);
+        const result = await withDatabase(io, async (sql) => {
+          try {
+            return await createRuntimeLogins(sql, { ownerUrl, kinds });
+          } catch (error) {
+            if ((error as { code?: string }).code === "42501")
+              throw new CliError(`${(error as Error).message}: run it as the database's owner with CREATEROLE (or a superuser)`);
+            throw error;
+          }
+        });
+        const lines = result.logins.map((login) => `${login.kind.toUpperCase()}_DATABASE_URL=${login.url}`);
+        const out = option(parsed, "out");
+        if (out) {
+          // `wx`: never overwrite (or follow a link planted at) an existing file.
+          const fd = openSync(out, "wx", 0o600);
+          try {
+            writeSync(fd, `${lines.join("\n")}\n`);
+          } finally {
+            closeSync(fd);
+          }
+        }
+        const shown = result.logins.map((login) => ({ kind: login.kind, user: login.user, url: out ? undefined : login.url }));
+        if (parsed.flags.has("json")) printJson(io, { group: result.group, logins: shown, file: out });
+        else {
+          for (const login of result.logins) print(io.stdout, `${login.user} (in ${result.group})`);
+          print(io.stdout, out ? `DATABASE_URLs written to ${out} (mode 0600)` : lines.join("\n"));
+        }
+        return EXIT.completed;
+      },
+    },
+  ],
+});
