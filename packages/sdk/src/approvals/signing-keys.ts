@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SqlHandle } from "@runifold/store";
-import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { openWebhookSecret, sealWebhookSecret } from "../webhooks/secret";
 
 /**
