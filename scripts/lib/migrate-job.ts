@@ -86,9 +86,9 @@ async function runtimeLogins(
   const kinds = (["web", "worker"] as const).filter((kind) => options.runtimePasswords?.[kind]);
   if (kinds.length === 0) return;
   // One job at a time (two started at once would both CREATE the same role).
-  const { group, logins } = await sql.begin(async (tx) => {
+  const { logins } = await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
     return createRuntimeLogins(tx, { ownerUrl: options.url, passwords: options.runtimePasswords, kinds });
   });
-  for (const login of logins) options.write(`runtime login ${login.user} (in ${group}): password set`);
+  for (const login of logins) options.write(`runtime login ${login.user} (in ${login.group}): password set`);
 }

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
   const admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
-  for (const kind of ["web", "worker", "rt"]) await admin.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`);
+  for (const kind of ["web", "worker", "rt", "wk"]) await admin.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`);
   await admin.end();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -65,7 +65,7 @@ describe("the migrate job", () => {
       expect(first.code, first.output).toBe(0);
       const name = new URL(db.url).pathname.slice(1);
       expect(first.output).toContain(`runtime login runifold_web_${name} (in runifold_rt_${name}): password set`);
-      expect(first.output).toContain(`runtime login runifold_worker_${name}`);
+      expect(first.output).toContain(`runtime login runifold_worker_${name} (in runifold_wk_${name}): password set`);
       expect(first.output).not.toContain(passwords.web);
       expect((await run()).code).toBe(0); // again: the logins exist, their passwords are set again
       for (const kind of ["web", "worker"] as const) {

@@ -53,7 +53,7 @@ export async function emptyDatabase(label: string): Promise<{ url: string; sql: 
       const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
       await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       // Its runtime roles (migration 0035, the migrate job) are the server's, named after it.
-      for (const kind of ["web", "worker", "rt"])
+      for (const kind of ["web", "worker", "rt", "wk"])
         await cleanup.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`).catch(() => {});
       await cleanup.end();
     },

@@ -44,8 +44,8 @@ export default async function setup(project: TestProject) {
     if (!embedded) {
       const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
       await cleanup.unsafe(`DROP DATABASE IF EXISTS ${templateDb} WITH (FORCE)`).catch(() => {});
-      // Its runtime role (migration 0035) is cluster-wide by name; a clone still using it keeps it.
-      await cleanup.unsafe(`DROP ROLE IF EXISTS runifold_rt_${templateDb}`).catch(() => {});
+      // Its runtime roles (migrations 0035, 0036) are cluster-wide by name; a clone still using it keeps it.
+      for (const kind of ["rt", "wk"]) await cleanup.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${templateDb}`).catch(() => {});
       await cleanup.end();
       return;
     }

@@ -29,6 +29,8 @@ let logins: string[] = [];
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let admin: postgres.Sql;
 let app: postgres.Sql;
+/** The worker's login (runifold_worker_<db> in runifold_wk_<db>, migration 0036). */
+let workerSql: postgres.Sql;
 let worker: Worker | undefined;
 
 const flow = defineWorkflow({
@@ -70,15 +72,18 @@ async function refusal(statement: Promise<unknown>): Promise<string | undefined>
 beforeAll(async () => {
   db = await freshDatabase();
   admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
-  // As `runifold db create-runtime-role` does (the web's login; the worker's is the same kind).
-  const created = await createRuntimeLogins(db.sql, { ownerUrl: db.url, kinds: ["web"] });
-  logins = [...created.logins.map((login) => login.user), created.group];
-  app = postgres(created.logins[0]?.url as string, { max: 4, onnotice: () => {} });
+  // As `runifold db create-runtime-role` does: the web's login and the worker's.
+  const created = await createRuntimeLogins(db.sql, { ownerUrl: db.url });
+  logins = created.logins.flatMap((login) => [login.user, login.group]);
+  const url = (kind: string) => created.logins.find((login) => login.kind === kind)?.url as string;
+  app = postgres(url("web"), { max: 4, onnotice: () => {} });
+  workerSql = postgres(url("worker"), { max: 4, onnotice: () => {} });
 });
 
 afterAll(async () => {
   await worker?.stop(500);
   await app?.end({ timeout: 5 });
+  await workerSql?.end({ timeout: 5 });
   await db?.drop();
   for (const name of logins) await admin?.unsafe(`DROP ROLE IF EXISTS "${name}"`);
   await admin?.end();
@@ -102,7 +107,7 @@ describe("the runtime role (M7)", () => {
       input: { n: 21 },
       definition: flow,
     });
-    worker = createWorker({ sql: app, registry: createRegistry([flow]), logger: silentLogger, concurrency: 2, pollMs: 50 });
+    worker = createWorker({ sql: workerSql, registry: createRegistry([flow]), logger: silentLogger, concurrency: 2, pollMs: 50 });
     await worker.start();
     await waitFor(
       () => status(run.id),
@@ -130,12 +135,17 @@ describe("the runtime role (M7)", () => {
 
     // The ops a worker performs, one by one, on a workflow no worker serves.
     const manual = await createRun(app, { tenantId: acme, workflowName: "rt_manual", workflowVersion: 1, input: {} });
-    const [claimed] = await claimRuns(app, { workerId: "rt-test", workflowKeys: ["rt_manual@1"], limit: 1, leaseMs: 10_000 });
+    const [claimed] = await claimRuns(workerSql, {
+      workerId: "rt-test",
+      workflowKeys: ["rt_manual@1"],
+      limit: 1,
+      leaseMs: 10_000,
+    });
     expect(claimed?.id).toBe(manual.id);
     const lease = { runId: manual.id, workerId: "rt-test", attempt: claimed?.attempt ?? 0, leaseMs: 10_000 };
-    expect(await finishRun(app, lease, { status: "completed", result: { content: [{ type: "text", text: "done" }] } })).toBe(
-      true,
-    );
+    expect(
+      await finishRun(workerSql, lease, { status: "completed", result: { content: [{ type: "text", text: "done" }] } }),
+    ).toBe(true);
 
     const page = await listTaskPage(app, { scope: [acme], tenantId: acme, limit: 10 } as Parameters<typeof listTaskPage>[1]);
     expect(page.map((row) => [row.id, row.status]).sort()).toEqual(
@@ -144,6 +154,24 @@ describe("the runtime role (M7)", () => {
         [manual.id, "completed"],
       ].sort(),
     );
+  });
+
+  it("gives the worker's login no sign-in, session, OAuth token or server secret (F4)", async () => {
+    for (const table of [
+      "operator_sessions",
+      "login_throttle",
+      "operator_recovery_codes",
+      "oauth_clients",
+      "oauth_authorization_codes",
+      "oauth_tokens",
+      "server_secrets",
+    ]) {
+      expect(await refusal(workerSql.unsafe(`SELECT 1 FROM ${table} LIMIT 1`)), table).toBe("42501");
+      expect(await refusal(app.unsafe(`SELECT 1 FROM ${table} LIMIT 1`)), table).toBeUndefined();
+    }
+    const [me] = await workerSql<{ rolsuper: boolean; rolbypassrls: boolean }[]>`
+      SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`;
+    expect(me).toEqual({ rolsuper: false, rolbypassrls: false });
   });
 
   it("refuses DDL: CREATE, ALTER, DROP and TRUNCATE", async () => {

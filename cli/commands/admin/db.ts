@@ -23,7 +23,7 @@ registerCommand({
       ],
       notes: [
         "Run as the database's owner with CREATEROLE (DATABASE_URL of the migrate job), after the migrations.",
-        "Both logins are members of runifold_rt_<db>, which may connect to this database only and read and write rows (docs/deploy.md, Database roles).",
+        "The web login is in runifold_rt_<db> (rows of this database only), the worker login in runifold_wk_<db> (the same minus the sign-in and OAuth tables); docs/deploy.md, Database roles.",
         "Each run sets new passwords: restart web and workers with the new URLs.",
       ],
       async run(parsed, io) {
@@ -52,10 +52,15 @@ registerCommand({
             closeSync(fd);
           }
         }
-        const shown = result.logins.map((login) => ({ kind: login.kind, user: login.user, url: out ? undefined : login.url }));
-        if (parsed.flags.has("json")) printJson(io, { group: result.group, logins: shown, file: out });
+        const shown = result.logins.map((login) => ({
+          kind: login.kind,
+          user: login.user,
+          group: login.group,
+          url: out ? undefined : login.url,
+        }));
+        if (parsed.flags.has("json")) printJson(io, { logins: shown, file: out });
         else {
-          for (const login of result.logins) print(io.stdout, `${login.user} (in ${result.group})`);
+          for (const login of result.logins) print(io.stdout, `${login.user} (in ${login.group})`);
           print(io.stdout, out ? `DATABASE_URLs written to ${out} (mode 0600)` : lines.join("\n"));
         }
         return EXIT.completed;
