@@ -33,6 +33,16 @@ function families() {
       help: "Age of the oldest unanswered input request, per tenant slug (0 when none)",
       labelNames: ["tenant"],
     }),
+    openApprovals: gauge({
+      name: "runifold_open_approvals",
+      help: "Approvals waiting for decisions (ctx.requestApproval), per tenant slug",
+      labelNames: ["tenant"],
+    }),
+    oldestApproval: gauge({
+      name: "runifold_oldest_open_approval_age_seconds",
+      help: "Age of the oldest open approval, per tenant slug (0 when none)",
+      labelNames: ["tenant"],
+    }),
     storeUp: gauge({ name: "runifold_store_up", help: "1 when this scrape could read the store, else 0" }),
     readSeconds: gauge({
       name: "runifold_store_scrape_duration_seconds",
@@ -56,7 +66,16 @@ export function createStoreGauges(sql: () => SqlHandle): { refresh(): Promise<vo
     try {
       snapshot = await readMetricsSnapshot(sql());
     } catch {
-      for (const family of [f.runs, f.claimable, f.oldestClaimable, f.inputRequired, f.oldestInput]) family.reset();
+      for (const family of [
+        f.runs,
+        f.claimable,
+        f.oldestClaimable,
+        f.inputRequired,
+        f.oldestInput,
+        f.openApprovals,
+        f.oldestApproval,
+      ])
+        family.reset();
       f.storeUp.set(0);
       return;
     }
@@ -99,5 +118,15 @@ function apply(f: ReturnType<typeof families>, snapshot: MetricsSnapshot) {
   for (const row of snapshot.inputRequired) {
     f.inputRequired.set({ tenant: row.tenant }, row.tasks);
     f.oldestInput.set({ tenant: row.tenant }, row.oldest_seconds);
+  }
+  f.openApprovals.reset();
+  f.oldestApproval.reset();
+  for (const tenant of snapshot.tenants) {
+    f.openApprovals.set({ tenant }, 0);
+    f.oldestApproval.set({ tenant }, 0);
+  }
+  for (const row of snapshot.openApprovals) {
+    f.openApprovals.set({ tenant: row.tenant }, row.approvals);
+    f.oldestApproval.set({ tenant: row.tenant }, row.oldest_seconds);
   }
 }

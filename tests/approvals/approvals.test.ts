@@ -1,6 +1,7 @@
 import { cancelRunForTenant, verifyReceipt } from "@runifold/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhook } from "../../lib/admin";
+import { readMetricsSnapshot } from "../../lib/tasks";
 import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
 
@@ -43,6 +44,9 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
   it("2 of 3 from finance: the requester is refused, two others approve, the run continues with both, the receipt verifies", async () => {
     const taskId = await fx.start(finance2of3);
     await parked(taskId);
+
+    const metrics = await readMetricsSnapshot(fx.sql);
+    expect(metrics.openApprovals.find((row) => row.tenant === "acme")?.approvals).toBeGreaterThanOrEqual(1);
 
     const asRequester = await fx.decide(fx.a.token, taskId, "approve");
     expect(asRequester.status).toBe(403);

@@ -112,6 +112,8 @@ describe("GET /api/metrics: the store's families", () => {
       runifold_oldest_claimable_age_seconds: "gauge",
       runifold_input_required_tasks: "gauge",
       runifold_oldest_unanswered_input_age_seconds: "gauge",
+      runifold_open_approvals: "gauge",
+      runifold_oldest_open_approval_age_seconds: "gauge",
       runifold_store_up: "gauge",
       runifold_mcp_requests_total: "counter",
       runifold_mcp_request_duration_seconds: "histogram",
@@ -120,6 +122,7 @@ describe("GET /api/metrics: the store's families", () => {
     for (const status of ["queued", "leased", "sleeping", "waiting_signal", "waiting_input"]) expect(live(text, status)).toBe(0);
     expect(sampleValue(text, "runifold_claimable_runs", { workflow: WORKFLOW })).toBe(0);
     expect(sampleValue(text, "runifold_input_required_tasks", { tenant: tenant.slug })).toBe(0);
+    expect(sampleValue(text, "runifold_open_approvals", { tenant: tenant.slug })).toBe(0);
     expect(sampleValue(text, "runifold_store_up")).toBe(1);
     // Bounded labels: no series is labelled with a run or task ID.
     expect(text).not.toMatch(/(run|task)_?id="/i);

@@ -10,6 +10,8 @@ export type MetricsSnapshot = {
   liveRuns: { status: string; workflow: string; runs: number }[];
   claimable: { workflow: string; runs: number; oldest_seconds: number }[];
   inputRequired: { tenant: string; tasks: number; oldest_seconds: number }[];
+  /** Open approvals per tenant and the oldest one's age (docs/approvals.md). */
+  openApprovals: { tenant: string; approvals: number; oldest_seconds: number }[];
 };
 
 const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
@@ -17,16 +19,16 @@ const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.include
 const LIVE_SQL = `(${LIVE_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 
 /**
- * Four small reads, each served by an index whose size follows the live work, not the history:
+ * Five small reads, each served by an index whose size follows the live work, not the history:
  * live runs by status and workflow (runs_live_status_idx, index-only), what is claimable now and
  * since when (the claims' two partial indexes, runs_ready_idx and runs_timer_idx, each spelled
  * with its own predicate so the planner can use it), unanswered input per tenant (runs_live_status_idx for the
- * waiting_input runs, then run_inputs by primary key). Terminal runs are never counted here: that
+ * waiting_input runs, then run_inputs by primary key), open approvals per tenant (approvals_open_tenant_idx). Terminal runs are never counted here: that
  * would scan the whole retained history on every scrape (the workers' runifold_attempts_total
  * counts outcomes instead).
  */
 export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapshot> {
-  const [workflows, tenants, liveRuns, claimable, inputRequired] = await Promise.all([
+  const [workflows, tenants, liveRuns, claimable, inputRequired, openApprovals] = await Promise.all([
     sql.unsafe<{ workflow: string }[]>(
       `SELECT name || '@' || version AS workflow FROM workflow_definitions ORDER BY name, version`,
     ),
@@ -58,6 +60,14 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
        ) w JOIN tenants t ON t.id = w.tenant_id
        GROUP BY t.slug`,
     ),
+    // approvals_open_tenant_idx: only open approvals are in it.
+    sql.unsafe<MetricsSnapshot["openApprovals"]>(
+      `SELECT t.slug AS tenant, count(*)::int AS approvals,
+              greatest(extract(epoch FROM now() - min(a.opened_at)), 0)::float8 AS oldest_seconds
+       FROM approvals a JOIN tenants t ON t.id = a.tenant_id
+       WHERE a.status = 'open'
+       GROUP BY t.slug`,
+    ),
   ]);
   return {
     workflows: workflows.map((row) => row.workflow),
@@ -65,5 +75,6 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
     liveRuns,
     claimable,
     inputRequired,
+    openApprovals,
   };
 }
