@@ -11,4 +11,7 @@ export async function register(): Promise<void> {
   startWebRetention();
   const { startWebScheduler } = await import("./lib/server/scheduler");
   startWebScheduler();
+  // A superuser or BYPASSRLS database role is logged once (review 3, F4; docs/deploy.md, "Database roles").
+  const { warnIfPrivilegedRole } = await import("./lib/server/role-check");
+  warnIfPrivilegedRole();
 }

@@ -14,6 +14,7 @@ import { createRuntimeLogins, migrate } from "@runifold/store";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
+import { privilegedRoleWarning } from "../../lib/server/role-check";
 import { listTaskPage } from "../../lib/tasks";
 import { freshDatabase } from "../helpers/db";
 import { waitFor } from "../helpers/wait-for";
@@ -172,6 +173,14 @@ describe("the runtime role (M7)", () => {
     const [me] = await workerSql<{ rolsuper: boolean; rolbypassrls: boolean }[]>`
       SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`;
     expect(me).toEqual({ rolsuper: false, rolbypassrls: false });
+  });
+
+  it("makes the web warn at start-up about a superuser role, not about its runtime login (F4)", async () => {
+    expect(await privilegedRoleWarning(app)).toBeUndefined();
+    const name = new URL(db.url).pathname.slice(1);
+    expect(await privilegedRoleWarning(db.sql)).toMatch(
+      new RegExp(`, a superuser: connect as a runtime login such as runifold_web_${name} `),
+    );
   });
 
   it("refuses DDL: CREATE, ALTER, DROP and TRUNCATE", async () => {
