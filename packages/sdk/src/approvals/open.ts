@@ -17,13 +17,14 @@ export type ApprovalRequest = {
  * binds it to the exact call (digests of the run's arguments, the details and the policy, RFC 8785),
  * resolves the people separation of duties keeps out — the operator behind the run's credential
  * (an OAuth grant's) and the creator of its API key — and sets its clock from the store's now().
- * Returns the digests the request has now, so the caller can tell a replay that asks something else.
+ * Returns the digests the request has now, so the caller can tell a replay that asks something else,
+ * and whether this call opened it.
  */
 export async function openApproval(
   tx: SqlHandle,
   runId: string,
   request: ApprovalRequest,
-): Promise<{ detailsDigest: string; policyDigest: string }> {
+): Promise<{ detailsDigest: string; policyDigest: string; opened: boolean }> {
   const [run] = await tx.unsafe<{ tenant_id: string; input: unknown; created_by_key_id: string | null }[]>(
     "SELECT tenant_id, input, created_by_key_id FROM runs WHERE id = $1",
     [runId],
@@ -73,7 +74,7 @@ export async function openApproval(
       quorum: policy.quorum,
     });
   }
-  return { detailsDigest, policyDigest };
+  return { detailsDigest, policyDigest, opened: opened.length === 1 };
 }
 
 /** Tasks started with an OAuth token are bound to `oauth:<grant id>` (lib/auth oauthKeyId); API keys by their id. */

@@ -1,3 +1,4 @@
+import { approvalMailConfig, mailApprovers } from "../approvals/mail";
 import { normalizePolicy } from "../approvals/policy";
 import { approvalKeyMaterial } from "../approvals/signing-keys";
 import type { ApprovalOptions, ApprovalResult } from "../approvals/types";
@@ -45,6 +46,10 @@ export async function requestApproval(attempt: Attempt, rawKey: string, options:
     if (outcome.kind === "lease_lost") throw new LeaseLost("lease lost");
     if (outcome.kind === "suspended") {
       spanEvent("runifold.wait.approval", { "runifold.approval.key": key });
+      // After the commit, before the attempt ends: the approvers learn of it (best effort, never fails the run).
+      const mail = approvalMailConfig();
+      if (mail && outcome.notify)
+        await mailApprovers(deps.sql, mail, deps.logger, { runId: deps.lease.runId, key, event: outcome.notify });
       throw attempt.park(new RunSuspended(`waiting for approval ${key}`));
     }
     deps.state.steps.set(stepKey, { value: outcome.result, seq: op.seq });

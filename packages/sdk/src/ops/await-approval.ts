@@ -11,7 +11,11 @@ import { WorkflowMisuse } from "../errors";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease, RENEW_AND_PROGRESS } from "./types";
 
-export type ApprovalWaitOutcome = { kind: "settled"; result: ApprovalResult } | { kind: "suspended" } | { kind: "lease_lost" };
+/** `notify`: this call opened the approval or marked its escalation, so its approvers are to be told (approvals/mail.ts). */
+export type ApprovalWaitOutcome =
+  | { kind: "settled"; result: ApprovalResult }
+  | { kind: "suspended"; notify?: "opened" | "escalated" }
+  | { kind: "lease_lost" };
 
 /**
  * The durable half of ctx.requestApproval. Under the run's row lock, then the approval's (the order
@@ -39,6 +43,7 @@ export async function awaitApproval(
         `ctx.requestApproval("${request.key}") asks other details or another policy than when it was opened; use a new key`,
       );
     const target = { tenantId: approval.tenant_id, runId: lease.runId, key: request.key };
+    let notify: "opened" | "escalated" | undefined = asked.opened ? "opened" : undefined;
     if (approval.status === "open" && approval.expired) {
       const outcome = expiryOutcome(approval.policy);
       await settleApproval(tx, lease.runId, request.key, "expired", outcome);
@@ -51,6 +56,7 @@ export async function awaitApproval(
     } else if (approval.status === "open" && approval.escalation_due && !approval.escalated_at) {
       await tx.unsafe("UPDATE approvals SET escalated_at = now() WHERE run_id = $1 AND key = $2", [lease.runId, request.key]);
       await auditApproval(tx, "approval.escalated", target);
+      notify = "escalated";
     }
     approval = await lockApproval(tx, lease.runId, request.key);
     if (!approval) throw new Error(`approval ${request.key} vanished`);
@@ -82,7 +88,7 @@ export async function awaitApproval(
           approval.policy.quorum,
         ],
       );
-      return { kind: "suspended" } as const;
+      return { kind: "suspended", ...(notify ? { notify } : {}) } as const;
     }
     const decisions = await readDecisions(tx, lease.runId, request.key);
     const receipt = await issueReceipt(tx, approval, decisions, signer);

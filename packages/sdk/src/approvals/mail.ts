@@ -1,0 +1,83 @@
+import type { SqlHandle } from "@runifold/store";
+import { createTransport } from "nodemailer";
+import type { Logger } from "../logger";
+import { describeApprovers, eligibility, type NormalizedPolicy, type Person } from "./policy";
+
+/**
+ * Email to the people who may decide an approval (docs/approvals.md "Email"): when it opens, and to
+ * the escalation's approvers when it escalates. Sent by the worker right after the change committed,
+ * best effort and at most once (a worker that dies in between sends nothing; the console, the list
+ * API and the webhooks still say what waits). The link goes to the console's Approvals page, which
+ * needs a sign-in; opening it decides nothing.
+ */
+export type ApprovalMailConfig = { smtpUrl: string; from: string; publicUrl: string | undefined };
+
+/** RUNIFOLD_SMTP_URL (e.g. `smtp://user:pass@mail.example.com:587`) turns email on; unset, nothing is sent. */
+export function approvalMailConfig(env: Record<string, string | undefined> = process.env): ApprovalMailConfig | undefined {
+  if (!env.RUNIFOLD_SMTP_URL) return undefined;
+  return {
+    smtpUrl: env.RUNIFOLD_SMTP_URL,
+    from: env.RUNIFOLD_MAIL_FROM || "runifold@localhost",
+    publicUrl: env.RUNIFOLD_PUBLIC_URL,
+  };
+}
+
+type Approval = { message: string; policy: NormalizedPolicy; excluded: string[]; tenantId: string; tenantSlug: string };
+
+async function readApproval(sql: SqlHandle, runId: string, key: string): Promise<Approval | undefined> {
+  const [row] = await sql.unsafe<Approval[]>(
+    `SELECT a.message, a.policy, a.excluded_operator_ids::text[] AS excluded, a.tenant_id::text AS "tenantId", t.slug AS "tenantSlug"
+     FROM approvals a JOIN tenants t ON t.id = a.tenant_id WHERE a.run_id = $1 AND a.key = $2 AND a.status = 'open'`,
+    [runId, key],
+  );
+  return row;
+}
+
+/** The enabled operators of the tenant (members and admins) who may decide now: everyone, or only the escalation's. */
+async function recipients(sql: SqlHandle, approval: Approval, escalation: boolean): Promise<string[]> {
+  const people = await sql.unsafe<Person[]>(
+    `SELECT o.id::text AS id, o.email, o.role, o.groups FROM operators o
+     WHERE o.disabled_at IS NULL
+       AND (o.role = 'admin' OR EXISTS (SELECT 1 FROM operator_tenants m WHERE m.operator_id = o.id AND m.tenant_id = $1))`,
+    [approval.tenantId],
+  );
+  const before = (person: Person) =>
+    eligibility(approval.policy, person, { excluded: approval.excluded, escalated: false, channel: "email" }).ok;
+  const now = (person: Person) =>
+    eligibility(approval.policy, person, { excluded: approval.excluded, escalated: escalation, channel: "email" }).ok;
+  return people.filter((person) => now(person) && (!escalation || !before(person))).map((person) => person.email);
+}
+
+export async function mailApprovers(
+  sql: SqlHandle,
+  config: ApprovalMailConfig,
+  logger: Logger,
+  target: { runId: string; key: string; event: "opened" | "escalated" },
+): Promise<number> {
+  try {
+    const approval = await readApproval(sql, target.runId, target.key);
+    if (!approval) return 0;
+    const to = await recipients(sql, approval, target.event === "escalated");
+    if (to.length === 0) return 0;
+    const link = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, "")}/approvals` : undefined;
+    const transport = createTransport(config.smtpUrl);
+    const subject =
+      `${target.event === "escalated" ? "Escalated: " : ""}Approval needed in ${approval.tenantSlug}: ${approval.message}`.slice(
+        0,
+        200,
+      );
+    const text = [
+      approval.message,
+      "",
+      `Who may decide: ${describeApprovers(approval.policy, target.event === "escalated")}; ${approval.policy.quorum} approval(s) needed.`,
+      `Task ${target.runId}, approval "${target.key}".`,
+      link ? `Decide in the console (sign-in required): ${link}` : "Decide in the Runifold console's Approvals page.",
+    ].join("\n");
+    for (const address of to) await transport.sendMail({ from: config.from, to: address, subject, text });
+    transport.close();
+    return to.length;
+  } catch (error) {
+    logger.warn("approval email not sent", { runId: target.runId, key: target.key, error: (error as Error).message });
+    return 0;
+  }
+}
