@@ -30,6 +30,7 @@ describe("approvals in the console", { timeout: 60_000 }, () => {
       { taskId, key: "pay", tenantSlug: "acme", message: "Pay 4200 EUR?", details: { amount: 4200 }, approvers: "group finance" },
     ]);
     expect(forB.mine[0]?.arguments).toMatchObject({ amount: 4200 });
+    expect(forB.emailOn).toBe(false); // the page says email is off
     const forD = await presentApprovalsPage(fx.sql, await operator(fx.d.id));
     expect(forD.mine).toEqual([]);
     expect(forD.others.map((item) => item.taskId)).toEqual([taskId]);

@@ -17,6 +17,11 @@ export default async function ApprovalsPage() {
     <>
       <AutoRefresh seconds={10} />
       <PageHeader title="Approvals" description="Decisions workflows wait for, under their policies (docs/approvals.md)." />
+      <p role="note" className="mb-4 text-xs text-slate-600">
+        {view.emailOn
+          ? "Approvers are emailed when an approval opens or escalates."
+          : "Email to approvers is off: RUNIFOLD_SMTP_URL is not set (docs/approvals.md)."}
+      </p>
       <div className="flex flex-col gap-4">
         <Card title="Yours to decide">
           {view.mine.length === 0 ? (
