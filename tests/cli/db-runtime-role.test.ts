@@ -11,6 +11,7 @@ import { runCli } from "./run-cli";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dir: string;
 let name: string;
+const teamLogin = `rf_team_a_${process.pid}`;
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -21,6 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
   const admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP ROLE IF EXISTS ${teamLogin}`);
   for (const kind of ["web", "worker", "rt", "wk"]) await admin.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`);
   await admin.end();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -63,5 +65,15 @@ describe("runifold db create-runtime-role", { timeout: 120_000 }, () => {
     expect(await probe(rotated)).toBe("rolsuper=false");
     expect(await probe(urls.WEB_DATABASE_URL)).toBe("28P01"); // the old password no longer works
     expect(await probe(urls.WORKER_DATABASE_URL)).toBe("rolsuper=false"); // --kind web left the worker alone
+
+    // A team's own workers: a login of their own in the workers' group, with its own URL.
+    const team = await runCli(["db", "create-runtime-role", "--kind", "worker", "--login", teamLogin, "--json"], {
+      DATABASE_URL: db.url,
+    });
+    expect(team.code, team.stderr).toBe(0);
+    const [teamWorker] = JSON.parse(team.stdout).logins;
+    expect(teamWorker).toMatchObject({ kind: "worker", user: teamLogin, group: `runifold_wk_${name}` });
+    expect(await probe(teamWorker.url)).toBe("rolsuper=false");
+    expect(await probe(urls.WORKER_DATABASE_URL)).toBe("rolsuper=false"); // the shared worker login is untouched
   });
 });

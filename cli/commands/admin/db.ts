@@ -18,6 +18,11 @@ registerCommand({
       summary: "Create (or re-password) runifold_web_<db> and runifold_worker_<db> and print their DATABASE_URLs",
       options: [
         { name: "kind", value: "web|worker", description: "Only this login (default: both)" },
+        {
+          name: "login",
+          value: "NAME",
+          description: "With --kind: a login of that kind's group under this name (e.g. one per team's workers)",
+        },
         { name: "out", value: "FILE", description: "Write the URLs to FILE (a new file, mode 0600) instead of stdout" },
         { name: "json", description: "Machine-readable output (one JSON document)" },
       ],
@@ -31,10 +36,14 @@ registerCommand({
         const kind = option(parsed, "kind");
         if (kind !== undefined && kind !== "web" && kind !== "worker") throw new UsageError("--kind must be web or worker");
         const kinds: RuntimeKind[] = kind ? [kind] : ["web", "worker"];
+        const login = option(parsed, "login");
+        if (login !== undefined && !kind) throw new UsageError("--login needs --kind web or --kind worker");
+        if (login !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(login))
+          throw new UsageError("--login: lower-case letters, digits and _ (at most 63)");
         const ownerUrl = resolveDatabaseUrl(readEnv(io.env), PROJECT_ROOT);
         const result = await withDatabase(io, async (sql) => {
           try {
-            return await createRuntimeLogins(sql, { ownerUrl, kinds });
+            return await createRuntimeLogins(sql, { ownerUrl, kinds, users: kind && login ? { [kind]: login } : undefined });
           } catch (error) {
             if ((error as { code?: string }).code === "42501")
               throw new CliError(`${(error as Error).message}: run it as the database's owner with CREATEROLE (or a superuser)`);

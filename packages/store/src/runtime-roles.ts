@@ -12,12 +12,19 @@ export type RuntimeLogin = { kind: RuntimeKind; user: string; group: string; pas
  * database only), and `runifold_worker_<db>` for workers, in `runifold_wk_<db>` (the same minus the
  * sign-in and OAuth tables); neither superuser nor BYPASSRLS. Creates the group roles when missing
  * and grants them; a login that exists gets the new password (so running it again rotates them).
+ * `users` names another login of the kind's group instead (a team's own workers, each with its own URL).
  * `sql` must be the owner's connection, with CREATEROLE (or a superuser). A password not given is
  * generated. Passwords reach the server only as SCRAM verifiers, so a statement log never holds one.
  */
 export async function createRuntimeLogins(
   sql: SqlHandle,
-  options: { ownerUrl: string; passwords?: Partial<Record<RuntimeKind, string>>; kinds?: RuntimeKind[] },
+  options: {
+    ownerUrl: string;
+    passwords?: Partial<Record<RuntimeKind, string>>;
+    kinds?: RuntimeKind[];
+    /** Another login of the kind's group than the default name (a team's own workers). */
+    users?: Partial<Record<RuntimeKind, string>>;
+  },
 ): Promise<{ logins: RuntimeLogin[] }> {
   const [names] = await sql<{ rt: string; wk: string; web: string; worker: string }[]>`
     SELECT runifold_runtime_role() AS rt, runifold_worker_role() AS wk,
@@ -33,7 +40,9 @@ export async function createRuntimeLogins(
     const [exists] = await sql`SELECT 1 FROM pg_roles WHERE rolname = ${group}`;
     if (!exists) await sql.unsafe(`CREATE ROLE ${ident(group)} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS`);
     await sql.unsafe(`SELECT ${groups[kind].grant}($1::text)`, [group]);
-    const user = names[kind];
+    const user = options.users?.[kind] ?? names[kind];
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(user))
+      throw new Error(`a login name is lower-case letters, digits and _ (at most 63): ${user}`);
     const password = options.passwords?.[kind] || randomBytes(24).toString("base64url");
     const verifier = scramVerifier(password);
     const attributes = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS NOREPLICATION INHERIT PASSWORD '${verifier}'`;
