@@ -72,6 +72,9 @@ describe("the approvals CLI", { timeout: 120_000 }, () => {
     const tampered = await runCli(["approvals", "verify", tamperedFile, "--jwks", jwksFile], {});
     expect(tampered.code).toBe(4);
     expect(tampered.stderr).toContain("INVALID");
+    const noKeys = await runCli(["approvals", "verify", resultFile, "--jwks", join(dir, "no-such-jwks.json")], {});
+    expect(noKeys.code).toBe(4);
+    expect(noKeys.stderr).toContain("Cannot read the JWKS file");
 
     // A new key signs from now on; the old receipt still verifies against the published keys.
     const rotated = await runCli(["approvals", "rotate-key", "--json"], dbEnv);

@@ -61,7 +61,13 @@ async function readJwks(source: string, io: CliIo): Promise<{ keys: [] }> {
     if (!response.ok) throw new CliError(`Cannot read the JWKS at ${source} (HTTP ${response.status})`);
     return (await response.json()) as { keys: [] };
   }
-  return parseJsonOption(await readFile(source, "utf8").catch(() => "null"), `--jwks ${source}`) as { keys: [] };
+  const text = await readFile(source, "utf8").catch(() => {
+    throw new CliError(`Cannot read the JWKS file ${source}`);
+  });
+  const jwks = parseJsonOption(text, `--jwks ${source}`) as { keys?: unknown };
+  if (typeof jwks !== "object" || jwks === null || !Array.isArray(jwks.keys))
+    throw new CliError(`${source} is not a JWKS ({ "keys": [...] })`);
+  return jwks as { keys: [] };
 }
 
 registerCommand({
