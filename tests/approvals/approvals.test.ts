@@ -1,4 +1,4 @@
-import { cancelRunForTenant, verifyReceipt } from "@runifold/sdk";
+import { cancelRunForTenant, canonicalDigest, normalizePolicy, verifyReceipt } from "@runifold/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhook } from "../../lib/admin";
 import { readMetricsSnapshot } from "../../lib/tasks";
@@ -100,7 +100,14 @@ describe("approvals over HTTP, decided by people, with a signed receipt", { time
       valid: true,
       payload: { sub: taskId, tenant: "acme", workflow: "approval-flow", version: 1, key: "pay", outcome: "approved" },
     });
-    if (verified.valid) expect(verified.payload.decisions.map((d) => d.operatorId)).toEqual([fx.b.id, fx.c.id]);
+    if (verified.valid) {
+      expect(verified.payload.decisions.map((d) => d.operatorId)).toEqual([fx.b.id, fx.c.id]);
+      // Bound to the exact call: anyone recomputes the digests from the arguments, details and policy (RFC 8785).
+      expect(verified.payload.argsDigest).toBe(canonicalDigest({ policy: finance2of3, amount: 1200 }));
+      expect(verified.payload.detailsDigest).toBe(canonicalDigest({ amount: 1200 }));
+      expect(verified.payload.policyDigest).toBe(canonicalDigest(normalizePolicy(finance2of3)));
+      expect(verified.payload.argsDigest).not.toBe(canonicalDigest({ policy: finance2of3, amount: 1201 }));
+    }
     // One byte of the signed part changed: the signature no longer holds.
     const dot = receipt.indexOf(".") + 5;
     const tampered = receipt.slice(0, dot) + (receipt[dot] === "A" ? "B" : "A") + receipt.slice(dot + 1);
