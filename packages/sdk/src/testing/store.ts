@@ -31,6 +31,8 @@ export async function openTestStore(databaseUrl: string | undefined, dataRoot: s
       await sql.end({ timeout: 5 });
       const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
       await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      // The group roles migrations 0035/0036 made for it are the server's, named after the database.
+      for (const kind of ["rt", "wk"]) await cleanup.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`).catch(() => {});
       await cleanup.end();
       await stopEmbedded?.();
     },
