@@ -11,20 +11,21 @@ import { runCli } from "./run-cli";
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dir: string;
 let name: string;
+let admin: postgres.Sql;
 const teamLogin = `rf_team_a_${process.pid}`;
 
 beforeAll(async () => {
   db = await freshDatabase();
   name = new URL(db.url).pathname.slice(1);
   dir = mkdtempSync(path.join(tmpdir(), "rf-runtime-role-"));
+  admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
 });
 
 afterAll(async () => {
   await db?.drop();
-  const admin = postgres(inject("adminDatabaseUrl"), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP ROLE IF EXISTS ${teamLogin}`);
-  for (const kind of ["web", "worker", "rt", "wk"]) await admin.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`);
-  await admin.end();
+  await admin?.unsafe(`DROP ROLE IF EXISTS ${teamLogin}`);
+  for (const kind of ["web", "worker", "rt", "wk"]) await admin?.unsafe(`DROP ROLE IF EXISTS runifold_${kind}_${name}`);
+  await admin?.end();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -54,6 +55,10 @@ describe("runifold db create-runtime-role", { timeout: 120_000 }, () => {
     expect(await probe(urls.WEB_DATABASE_URL)).toBe("rolsuper=false");
     expect(await probe(urls.WORKER_DATABASE_URL)).toBe("rolsuper=false");
 
+    const verifier = async () =>
+      (await admin`SELECT rolpassword FROM pg_authid WHERE rolname = ${`runifold_web_${name}`}`)[0]?.rolpassword as string;
+    const before = await verifier();
+    expect(before).toMatch(/^SCRAM-SHA-256\$4096:/);
     const file = path.join(dir, "runtime.env");
     const second = await runCli(["db", "create-runtime-role", "--kind", "web", "--out", file], { DATABASE_URL: db.url });
     expect(second.code, second.stderr).toBe(0);
@@ -63,7 +68,11 @@ describe("runifold db create-runtime-role", { timeout: 120_000 }, () => {
       .trim()
       .replace(/^WEB_DATABASE_URL=/, "");
     expect(await probe(rotated)).toBe("rolsuper=false");
-    expect(await probe(urls.WEB_DATABASE_URL)).toBe("28P01"); // the old password no longer works
+    expect(await verifier()).not.toBe(before);
+    // The old password no longer works (unless the server trusts local connections, as a CI server may).
+    const wrong = new URL(urls.WEB_DATABASE_URL);
+    wrong.password = "not-the-password";
+    if ((await probe(wrong.toString())) === "28P01") expect(await probe(urls.WEB_DATABASE_URL)).toBe("28P01");
     expect(await probe(urls.WORKER_DATABASE_URL)).toBe("rolsuper=false"); // --kind web left the worker alone
 
     // A team's own workers: a login of their own in the workers' group, with its own URL.
