@@ -8,6 +8,7 @@ import type { McpCall, McpDeps } from "../mcp-deps";
 import { answerWithProgress, followTask, type ProgressSink, readProgressToken } from "../progress-answer";
 import { requireScope, TASK_READ_SCOPE } from "../scopes";
 import { finalToolResult, isOver } from "../tool-invocation";
+import { answerApproval, approvalKeyOf } from "./approval-answer";
 import { COMPANION, type CompanionName, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS } from "./companion-tools";
 import { handleResult, taskHandle } from "./task-handle";
 
@@ -116,6 +117,8 @@ async function answer(deps: McpDeps, call: McpCall, args: Record<string, unknown
   if (typeof args.key !== "string" || args.key.length === 0) return toolError("key is required (waitingFor.questions[].key)");
   if (!isElicitResult(args.response))
     return toolError(`response must be {"action": "accept", "content": {...}}, {"action": "decline"} or {"action": "cancel"}`);
+  if (approvalKeyOf(record) === args.key)
+    return answerApproval(deps, call, record, args.key, args.response as { action: string; content?: Record<string, unknown> });
   const pending = record.pendingInputs ?? {};
   if (!(args.key in pending)) {
     const open = Object.keys(pending);
