@@ -49,8 +49,16 @@ async function callAs(token: string, policy: Record<string, unknown>) {
 
 describe("approvals decided by the MCP caller", { timeout: 60_000 }, () => {
   it("refuses the requester under separation of duties, records nothing, audits it", async () => {
-    const { taskId, answer, close } = await callAs(fx.b.token, { approvers: { groups: ["finance"] } });
+    const session = await callAs(fx.b.token, { approvers: { groups: ["finance"] } });
+    const { taskId, answer, close } = session;
     try {
+      const status = await session.client.callTool({ name: "runifold_task_status", arguments: { taskId } });
+      expect(status.structuredContent).toMatchObject({
+        status: "working",
+        statusMessage: "Waiting for approval 'pay': 0 of 1 from group finance",
+        waitingFor: { kind: "approval", key: "pay" },
+      });
+      expect(JSON.stringify(status.content)).toContain("runifold_task_answer");
       const refused = await answer("approve");
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toContain("Separation of duties");

@@ -9,7 +9,9 @@ type Question = { key: string; message: string; requestedSchema: unknown };
 export type WaitingFor =
   | { kind: "input"; questions: Question[] }
   | { kind: "timer"; until: string }
-  | { kind: "signal"; name: string; until?: string };
+  | { kind: "signal"; name: string; until?: string }
+  /** ctx.requestApproval: people decide (docs/approvals.md); the caller may, if the policy lets it, with runifold_task_answer. */
+  | { kind: "approval"; key: string; until?: string };
 
 /**
  * A task handle (DESIGN §8): what a client without tasks holds instead of a task. The status is the
@@ -51,6 +53,10 @@ function waitingForOf(record: TaskRecord, status: TaskStatus): WaitingFor | unde
   }
   const detail = record.waitDetail;
   if (record.status === "sleeping" && detail && "timer" in detail) return { kind: "timer", until: isoTime(detail.timer.wakeAt) };
+  if (record.status === "waiting_signal" && detail && "approval" in detail) {
+    const { key, deadline } = detail.approval;
+    return { kind: "approval", key, ...(deadline ? { until: isoTime(deadline) } : {}) };
+  }
   if (record.status === "waiting_signal" && detail && "signal" in detail) {
     const { name, deadline } = detail.signal;
     return { kind: "signal", name, ...(deadline ? { until: isoTime(deadline) } : {}) };
@@ -65,7 +71,8 @@ function isoTime(stored: string): string {
 }
 
 function pollAfter(record: TaskRecord, waitingFor: WaitingFor | undefined, now: Date): number {
-  if (waitingFor?.kind === "input") return Math.max(record.pollIntervalMs, QUESTION_POLL_AFTER_MS);
+  if (waitingFor?.kind === "input" || waitingFor?.kind === "approval")
+    return Math.max(record.pollIntervalMs, QUESTION_POLL_AFTER_MS);
   if (waitingFor?.kind === "timer") {
     const untilWake = new Date(waitingFor.until).getTime() - now.getTime();
     return Math.min(MAX_POLL_AFTER_MS, Math.max(record.pollIntervalMs, Number.isFinite(untilWake) ? untilWake : 0));
@@ -103,6 +110,18 @@ export function handleText(handle: TaskHandle, tenantSlug: string): string {
     return (
       `Task ${handle.taskId} is waiting for an answer. ${asks}. Ask the user, then call ${answerCall} with content filled in ` +
       `(an operator of ${tenantSlug} may also answer it in the Runifold console). Then call ${waitCall} for the result.`
+    );
+  }
+  if (handle.waitingFor?.kind === "approval") {
+    const decideCall = `${COMPANION.answer} ${JSON.stringify({
+      taskId: handle.taskId,
+      key: handle.waitingFor.key,
+      response: { action: "accept", content: { decision: "approve", comment: "" } },
+    })}`;
+    return (
+      `Task ${handle.taskId} is waiting for an approval: ${handle.statusMessage}. The people who may decide do so in the ` +
+      `Runifold console of ${tenantSlug}; if your user is one of them and says so, call ${decideCall} ("approve" or "reject"). ` +
+      `Then call ${waitCall} for the result.`
     );
   }
   return (
