@@ -28,12 +28,14 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
             className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
           >
             <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-              <h2 className="font-mono text-sm font-semibold text-slate-900">
+              {/* break-all: tool and workflow names are long unbroken words (the conformance fixtures'
+                  reach 50 characters), which would widen the page past a phone's screen. */}
+              <h2 className="min-w-0 break-all font-mono text-sm font-semibold text-slate-900">
                 <span className="text-slate-500">{route.tenantSlug}/</span>
                 {route.tool}
               </h2>
               <span className="text-xs text-slate-500">revision {route.revision}</span>
-              <span className="text-sm text-slate-700">→ {route.workflowKey}</span>
+              <span className="min-w-0 break-all text-sm text-slate-700">→ {route.workflowKey}</span>
               <span className="text-xs text-slate-500" data-definition-revision={route.definitionRevision ?? "unpublished"}>
                 {route.definitionRevision === null
                   ? "bound without a published definition"
@@ -47,7 +49,7 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
                   served by {route.servedBy} online worker{route.servedBy === 1 ? "" : "s"}
                 </span>
               ) : (
-                <span className="rounded-full bg-red-50 px-2 py-0.5 text-xs text-red-800 ring-1 ring-red-600/20">
+                <span className="min-w-0 break-all rounded-full bg-red-50 px-2 py-0.5 text-xs text-red-800 ring-1 ring-red-600/20">
                   no online worker serves {route.workflowKey}
                 </span>
               )}
