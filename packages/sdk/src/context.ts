@@ -1,5 +1,6 @@
 import { requestApproval } from "./context/approval";
 import { Attempt, type AttemptDeps } from "./context/attempt";
+import { recordValue } from "./context/deterministic";
 import { runStep } from "./context/step";
 import { requestInputs, signalWaiter, sleep } from "./context/waits";
 import { WorkflowMisuse } from "./errors";
@@ -41,6 +42,9 @@ export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; 
         ),
       ),
     requestApproval: (key, options) => contained(requestApproval(attempt, key, options)),
+    now: () => contained(recordValue(attempt, "now")),
+    random: () => contained(recordValue(attempt, "random")),
+    uuid: () => contained(recordValue(attempt, "uuid")),
     progress: (progress) => contained(reportBestEffort(attempt, progress)),
     log: (message, data) => contained(logBestEffort(attempt, message, data)),
   };

@@ -103,6 +103,16 @@ export type WorkflowContext = {
    * through which channel, when, with what comment) and a signed receipt (compact JWS, ES256).
    */
   requestApproval(key: string, options: ApprovalOptions): Promise<ApprovalResult>;
+  /**
+   * The time (milliseconds since the epoch, by the database's clock), recorded in the history the
+   * first time this call is reached and returned as recorded on every replay: the clock to read
+   * between steps. Resolves once the value is stored. Not in parallel branches (docs/authoring.md).
+   */
+  now(): Promise<number>;
+  /** A random number in [0, 1), recorded once and replayed like `now()`. */
+  random(): Promise<number>;
+  /** A random UUID (v4), recorded once and replayed like `now()`: safe as an idempotency key for a step. */
+  uuid(): Promise<string>;
   /** Visible progress for clients and operators. Best effort: it never rejects. */
   progress(progress: Progress): Promise<void>;
   /**

@@ -55,6 +55,8 @@ export class Attempt {
   /** A misuse that fails the run whatever the workflow does with its error (two waits at once). */
   misuse: WorkflowMisuse | undefined;
   private readonly usedKeys = new Set<string>();
+  /** Calls so far of each numbered family (occurrence), and whether one was made in parallel. */
+  private readonly occurrences = new Map<string, { count: number; parallel: boolean }>();
   /** The wait of this attempt on its way to the store, e.g. `ctx.sleep("nap")`. */
   private waitInFlight: string | undefined;
 
@@ -89,6 +91,33 @@ export class Attempt {
       `${what} was called inside the body of step "${body.key}": steps and waits cannot nest; call them from the workflow, between steps`,
     );
     throw this.misuse;
+  }
+
+  /**
+   * Counts the calls of `family` in this attempt and answers this one's number (1 = the first).
+   * The number names the call in the history, so it must come out the same on every replay: it
+   * does when the calls happen in the code's own order. A call made while another durable
+   * operation is pending (a `Promise.all` branch) is reached in an order that is timing (a replay,
+   * whose memoized operations settle at once, reaches it in another), so such a call is refused —
+   * always when `parallelFirst` is false, and from the second call on otherwise — as is any later
+   * call of a family one of whose calls was made in parallel.
+   */
+  occurrence(family: string, what: string, options: { parallelFirst: boolean }): number {
+    const seen = this.occurrences.get(family) ?? { count: 0, parallel: false };
+    const number = seen.count + 1;
+    const parallel = !this.deps.history.idle;
+    if ((parallel || seen.parallel) && (number > 1 || !options.parallelFirst)) {
+      throw new WorkflowMisuse(
+        "invalid_argument",
+        `${what} was called ${number > 1 ? `for the ${ordinal(number)} time ` : ""}while other durable operations were pending: ` +
+          "calls in parallel branches are reached in an order that is timing, so they cannot be numbered the same way on replay. " +
+          (options.parallelFirst
+            ? "Give each parallel call its own key (for example with the item's ID)"
+            : "Call it before the parallel section and pass the value in"),
+      );
+    }
+    this.occurrences.set(family, { count: number, parallel: seen.parallel || parallel });
+    return number;
   }
 
   /** Keys are unique per run: a reused key would replay another operation's value. */
@@ -149,6 +178,12 @@ export class Attempt {
       throw error;
     }
   }
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${suffix}`;
 }
 
 export function abortReason(signal: AbortSignal): Error {

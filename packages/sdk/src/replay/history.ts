@@ -42,6 +42,11 @@ export class ReplayHistory {
     return this.unreached.size > 0;
   }
 
+  /** No durable operation is pending: the code calling one now is sequential, its order is the code's. */
+  get idle(): boolean {
+    return this.pending === 0;
+  }
+
   /**
    * Enters a durable operation. `keys` are the history keys it reaches (one, or one per input
    * request). Returns its position (null when called alongside a pending one) and `done`, to be
@@ -89,6 +94,8 @@ function changed(detail: string): WorkflowMisuse {
 
 /** A history key in the words of the API that wrote it. */
 export function describe(key: string): string {
+  const value = /^(now|random|uuid):(\d+)$/.exec(key);
+  if (value) return `ctx.${value[1]}() (call ${value[2]})`;
   if (key.startsWith("sleep:")) return `ctx.sleep("${key.slice(6)}")`;
   const signal = /^signal:(.*)#(\d+)$/.exec(key);
   if (signal) return `ctx.waitForSignal("${signal[1]}") (wait ${Number(signal[2]) + 1})`;
