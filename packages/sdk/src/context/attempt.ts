@@ -120,12 +120,28 @@ export class Attempt {
     return number;
   }
 
-  /** Keys are unique per run: a reused key would replay another operation's value. */
+  /**
+   * The key of one call of a step or a sleep: the user's key the first time, then `repeat:<key>#<n>`
+   * for the n-th call (n ≥ 2) — a loop of `ctx.step("charge")` records `charge`, `repeat:charge#2`,
+   * `repeat:charge#3`; of `ctx.sleep("nap")`, `sleep:nap`, `sleep:repeat:nap#2`. `repeat:` is a
+   * reserved prefix (context/keys.ts), so no key a user chooses collides with a numbered one.
+   * Steps and sleeps are counted apart (`kind`).
+   */
+  repeatedKey(kind: "step" | "sleep", key: string, what: string): string {
+    const number = this.occurrence(`${kind}:${key}`, what, { parallelFirst: true });
+    return number === 1 ? key : `repeat:${key}#${number}`;
+  }
+
+  /**
+   * Input and approval keys stay unique per run: they are not only history keys but the names a
+   * client, an operator or an approver answers by (`inputRequests[key]`, /approvals/<task>/<key>),
+   * and a second question under a name already answered would be answered by the first answer.
+   */
   claimKey(key: string) {
     if (this.usedKeys.has(key)) {
       throw new WorkflowMisuse(
         "invalid_argument",
-        `key "${key}" used twice in one run: every ctx.step, ctx.sleep and input key must be unique`,
+        `key "${key}" used twice in one run: input and approval keys must be unique (they name the question for whoever answers it)`,
       );
     }
     this.usedKeys.add(key);

@@ -36,7 +36,8 @@ export async function recordValue<K extends DeterministicKind>(
   const what = `ctx.${kind}()`;
   attempt.ensureOutsideStep(what);
   attempt.ensureLive();
-  const key = `${kind}:${attempt.occurrence(kind, what, { parallelFirst: false })}`;
+  // The family ends in ":", as no step key can (a reserved prefix): ctx.now() never shares a count with ctx.step("now").
+  const key = `${kind}:${attempt.occurrence(`${kind}:`, what, { parallelFirst: false })}`;
   const { deps } = attempt;
   const op = deps.history.enter(key);
   try {

@@ -24,11 +24,12 @@ export async function runStep<T>(
   fn: (scope: StepScope) => Promise<T> | T,
   options?: StepOptions,
 ): Promise<T> {
-  const key = checkKey(rawKey, "ctx.step key");
-  if (typeof fn !== "function") throw new WorkflowMisuse("invalid_argument", `ctx.step("${key}") needs a function`);
-  attempt.ensureOutsideStep(`ctx.step("${key}")`);
+  const userKey = checkKey(rawKey, "ctx.step key");
+  if (typeof fn !== "function") throw new WorkflowMisuse("invalid_argument", `ctx.step("${userKey}") needs a function`);
+  attempt.ensureOutsideStep(`ctx.step("${userKey}")`);
   attempt.ensureLive();
-  attempt.claimKey(key);
+  // From here on `key` is the call's history key: `charge`, or `repeat:charge#2` in a loop.
+  const key = attempt.repeatedKey("step", userKey, `ctx.step("${userKey}")`);
   const { deps } = attempt;
   const op = deps.history.enter(key);
   try {

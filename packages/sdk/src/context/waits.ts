@@ -10,12 +10,13 @@ import { checkKey, checkMs } from "./keys";
 
 /** ctx.sleep: a durable timer. The wake time is the database's (ops/suspend-for-timer.ts). */
 export async function sleep(attempt: Attempt, rawKey: string, ms: number): Promise<void> {
-  const key = checkKey(rawKey, "ctx.sleep key");
-  checkMs(ms, `ctx.sleep("${key}") ms`);
-  attempt.ensureOutsideStep(`ctx.sleep("${key}")`);
+  const userKey = checkKey(rawKey, "ctx.sleep key");
+  checkMs(ms, `ctx.sleep("${userKey}") ms`);
+  attempt.ensureOutsideStep(`ctx.sleep("${userKey}")`);
   attempt.ensureLive();
+  // `nap`, or `repeat:nap#2` in a loop; stored as the step `sleep:<key>`.
+  const key = attempt.repeatedKey("sleep", userKey, `ctx.sleep("${userKey}")`);
   const stepKey = `sleep:${key}`;
-  attempt.claimKey(stepKey);
   const { deps } = attempt;
   const op = deps.history.enter(stepKey);
   try {

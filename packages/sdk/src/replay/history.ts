@@ -94,6 +94,8 @@ function changed(detail: string): WorkflowMisuse {
 
 /** A history key in the words of the API that wrote it. */
 export function describe(key: string): string {
+  const repeated = /^(sleep:)?repeat:(.*)#(\d+)$/.exec(key);
+  if (repeated) return `${describe(`${repeated[1] ?? ""}${repeated[2]}`)} (call ${repeated[3]})`;
   const value = /^(now|random|uuid):(\d+)$/.exec(key);
   if (value) return `ctx.${value[1]}() (call ${value[2]})`;
   if (key.startsWith("sleep:")) return `ctx.sleep("${key.slice(6)}")`;
