@@ -1,6 +1,6 @@
 import type { SqlHandle } from "@runifold/store";
-import { createTransport } from "nodemailer";
 import type { Logger } from "../logger";
+import { createMailTransport as createTransport } from "../mail-transport";
 import { describeApprovers, eligibility, type NormalizedPolicy, type Person } from "./policy";
 
 /**
