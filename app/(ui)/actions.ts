@@ -9,7 +9,7 @@ import { isAppError } from "@/lib/errors";
 import { mfaRequest } from "@/lib/server/mfa-request";
 import { webWebhookPolicy } from "@/lib/server/webhook-policy";
 import {
-  changePasswordAction,
+  changePasswordFrom,
   resetPasswordAction,
   setTenantDisabledAction,
   signOutEverywhereAction,
@@ -129,7 +129,11 @@ export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteS
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInputForm = formAction(answerInputAction, answerInputInput);
 export const decideApprovalForm = formAction(decideApprovalAction, decideApprovalInput, ["/approvals"]);
-export const changePasswordForm = formAction(changePasswordAction, changePasswordInput);
+// The client address is read per call, for the email that tells the operator of the change.
+export const changePasswordForm = formAction(
+  async (ctx, input) => changePasswordFrom((await mfaRequest()).clientAddress)(ctx, input),
+  changePasswordInput,
+);
 export const createWebhookForm = formAction(
   (ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input),
   createWebhookInput,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { revokeApiKeyAsAdmin, revokeApiKeyForTenant } from "../../db/queries/api-keys";
 import { findTenantById } from "../../db/queries/tenants";
-import { createApiKey, SCOPES, type Scope } from "../auth";
+import { createApiKey, noticeCredentialChange, SCOPES, type Scope } from "../auth";
 import { AppError } from "../errors";
 import { type AdminContext, actorLabel } from "./actor";
 import { audit } from "./audit";
@@ -30,7 +30,8 @@ export type CreatedKey = { keyId: string; token: string; scopes: Scope[]; expire
  */
 export async function createKey(ctx: AdminContext, input: z.input<typeof ZCreateKey>): Promise<CreatedKey> {
   const params = parseInput(ZCreateKey, input);
-  if (!(await findTenantById(ctx.sql, params.tenantId))) throw new AppError("not_found");
+  const tenant = await findTenantById(ctx.sql, params.tenantId);
+  if (!tenant) throw new AppError("not_found");
   const scopes = [...new Set(params.scopes ?? SCOPES)];
   const expiresAt = params.expiresInDays === undefined ? null : new Date(Date.now() + params.expiresInDays * DAY_MS);
   const { keyId, token } = await createApiKey(ctx.sql, {
@@ -47,6 +48,19 @@ export async function createKey(ctx: AdminContext, input: z.input<typeof ZCreate
     scopes: scopes.join(","),
     expiresAt: expiresAt?.toISOString(),
   });
+  // A key minted in an operator's name is a credential of theirs (ASVS 2.2.3): tell them, never the token.
+  if (ctx.actor.kind === "operator") {
+    await noticeCredentialChange(ctx.sql, {
+      operatorId: ctx.actor.id,
+      change: "api_key_created",
+      by: "self",
+      details: [
+        `Key: ${params.name} (${keyId}) in tenant ${tenant.slug}`,
+        `Scopes: ${scopes.join(", ")}`,
+        `Expires: ${expiresAt ? expiresAt.toISOString() : "never"}`,
+      ],
+    });
+  }
   return { keyId, token, scopes, expiresAt };
 }
 

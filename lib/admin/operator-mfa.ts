@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { clearMfa } from "../../db/queries/operator-mfa";
 import { endAllOperatorSessions, findOperatorById } from "../../db/queries/operators";
+import { noticeCredentialChange } from "../auth";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
@@ -15,7 +16,8 @@ export const ZResetOperatorMfa = z.object({ operatorId: idRule });
  * RUNIFOLD_MFA_KEY): the secret and every recovery code go, and every session of that operator
  * ends, with the OAuth grants it approved (as for a password reset: the lost device may be in
  * someone else's hands), so the next sign-in is the password alone, followed (for an admin while
- * RUNIFOLD_ADMIN_MFA=required) by a new enrolment. Audited as `auth.mfa.reset`.
+ * RUNIFOLD_ADMIN_MFA=required) by a new enrolment. Audited as `auth.mfa.reset`; the operator is
+ * emailed when a factor was removed and SMTP is configured (ASVS 2.2.3).
  */
 export async function resetOperatorMfa(
   ctx: AdminContext,
@@ -28,5 +30,6 @@ export async function resetOperatorMfa(
   await endAllOperatorSessions(ctx.sql, operatorId);
   await audit(ctx, "auth.mfa.reset", { targetOperatorId: operatorId, hadMfa });
   await endOperatorCredentials(ctx, { operatorId, reason: "mfa_reset", keys: false });
+  if (hadMfa) await noticeCredentialChange(ctx.sql, { operatorId, change: "mfa_reset", by: "admin" });
   return { email: operator.email, hadMfa };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { findOperatorById, updateOperatorPassword } from "../../db/queries/operators";
-import { authenticateOperator, hashPassword } from "../auth";
+import { authenticateOperator, hashPassword, noticeCredentialChange } from "../auth";
 import { AppError } from "../errors";
 import type { AdminContext } from "./actor";
 import { audit } from "./audit";
@@ -10,7 +10,8 @@ import { parseInput } from "./parse-input";
 import { idRule, passwordRule } from "./rules";
 
 // Password change and reset (ASVS 2.1.5, 2.5, 3.7.1). Both end the operator's other sessions and
-// the OAuth grants it approved (containment.ts).
+// the OAuth grants it approved (containment.ts), then email the operator when SMTP is configured
+// (ASVS 2.2.3, lib/auth/credential-notice.ts).
 
 export const ZChangePassword = z.object({
   currentPassword: z.string().max(200, "At most 200 characters"),
@@ -23,7 +24,7 @@ export const ZChangePassword = z.object({
  * it was made from (`keepSessionId`) stays signed in.
  */
 export async function changeOwnPassword(
-  ctx: AdminContext & { keepSessionId: string | null },
+  ctx: AdminContext & { keepSessionId: string | null; clientAddress?: string | null },
   input: z.input<typeof ZChangePassword>,
 ): Promise<void> {
   const { currentPassword, newPassword } = parseInput(ZChangePassword, input);
@@ -47,6 +48,12 @@ export async function changeOwnPassword(
   });
   await audit(ctx, "operator.password.change", { targetOperatorId: operator.id });
   await endOperatorCredentials(ctx, { operatorId: operator.id, reason: "password_change", keys: false });
+  await noticeCredentialChange(ctx.sql, {
+    operatorId: operator.id,
+    change: "password_changed",
+    by: "self",
+    clientAddress: ctx.clientAddress,
+  });
 }
 
 export const ZResetPassword = z.object({ operatorId: idRule });
@@ -75,5 +82,7 @@ export async function resetOperatorPassword(
   });
   await audit(ctx, "operator.password.reset", { targetOperatorId: operatorId });
   await endOperatorCredentials(ctx, { operatorId, reason: "password_reset", keys: false });
+  // The temporary password is passed on out of band, never in this notice.
+  await noticeCredentialChange(ctx.sql, { operatorId, change: "password_reset", by: "admin" });
   return { email: operator.email, temporaryPassword };
 }

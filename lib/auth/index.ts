@@ -4,6 +4,13 @@ export { apiKeyIdOf, createApiKey, isScope, principalOfKey, SCOPES, verifyApiKey
 export type { SignedInOperator, SignInOutcome } from "./authenticate-operator";
 export { accountDelayMs, authenticateOperator, LOGIN_THROTTLE, MAX_EMAIL_LENGTH } from "./authenticate-operator";
 export { clientAddressFrom, parseTrustedProxies, rateKeyOfAddress, resolveClientAddress } from "./client-address";
+export {
+  type CredentialChange,
+  type CredentialNotice,
+  NOTICE_DEADLINE_MS,
+  type NoticeOutcome,
+  noticeCredentialChange,
+} from "./credential-notice";
 export type { CodeOutcome } from "./mfa";
 export {
   beginMfaEnrolment,

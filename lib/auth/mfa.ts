@@ -14,6 +14,7 @@ import { findOperatorById } from "../../db/queries/operators";
 import { AppError } from "../errors";
 import { authenticateOperator, firstRefusalThisMinute, LOGIN_THROTTLE } from "./authenticate-operator";
 import { rateKeyOfAddress } from "./client-address";
+import { noticeCredentialChange } from "./credential-notice";
 import { openTotpSecret, sealTotpSecret } from "./mfa-secret";
 import { recordSignInEvent } from "./sign-in-audit";
 import {
@@ -28,6 +29,8 @@ import {
 
 /**
  * Multi-factor authentication for password operators (ASVS 2.8) and re-authentication (3.7.1).
+ * Turning it on or off and spending a recovery code email the operator when SMTP is configured
+ * (ASVS 2.2.3, credential-notice.ts).
  *
  * Codes are checked under the sign-in throttle's machinery (login_throttle): every attempt is
  * counted BEFORE it is checked, under the client address (the sign-in's own address key and
@@ -104,6 +107,13 @@ async function checkCode(sql: SqlHandle, check: CodeCheck): Promise<CodeOutcome>
           operatorId: check.operatorId,
           address: check.clientAddress,
           fields: { remaining: spent.remaining, purpose: check.purpose },
+        });
+        await noticeCredentialChange(sql, {
+          operatorId: check.operatorId,
+          change: "recovery_code_used",
+          by: "self",
+          clientAddress: check.clientAddress,
+          details: [`Recovery codes left: ${spent.remaining}`],
         });
       }
     } else {
@@ -250,6 +260,12 @@ export async function confirmMfaEnrolment(
     address: params.clientAddress,
     fields: { recoveryCodes: recoveryCodes.length },
   });
+  await noticeCredentialChange(sql, {
+    operatorId: params.operatorId,
+    change: "mfa_enrolled",
+    by: "self",
+    clientAddress: params.clientAddress,
+  });
   return { recoveryCodes };
 }
 
@@ -261,5 +277,11 @@ export async function disableOwnMfa(sql: SqlHandle, params: { operatorId: string
     operatorId: params.operatorId,
     address: params.clientAddress,
     fields: { by: "self" },
+  });
+  await noticeCredentialChange(sql, {
+    operatorId: params.operatorId,
+    change: "mfa_disabled",
+    by: "self",
+    clientAddress: params.clientAddress,
   });
 }

@@ -1,7 +1,8 @@
 import type { SqlHandle } from "@runifold/store";
 import { insertAuthorizationCode } from "../../db/queries/oauth-codes";
 import { operatorMayActInTenant } from "../../db/queries/oauth-grants";
-import { mintOpaqueToken, SCOPES, type Scope, tokenDigest } from "../auth";
+import { findTenantById } from "../../db/queries/tenants";
+import { mintOpaqueToken, noticeCredentialChange, SCOPES, type Scope, tokenDigest } from "../auth";
 import { AppError } from "../errors";
 import { auditOAuth } from "./audit-oauth";
 import type { OAuthConfig } from "./config";
@@ -176,6 +177,18 @@ export async function issueAuthorizationCode(
     { clientId: request.client.id, clientName: request.client.name, tenantId: params.tenantId, scopes: params.scopes.join(" ") },
     params.operatorId,
   );
+  // A client acting in the person's name is a new credential of theirs (ASVS 2.2.3); never the code.
+  const tenant = await findTenantById(sql, params.tenantId);
+  await noticeCredentialChange(sql, {
+    operatorId: params.operatorId,
+    change: "oauth_client_authorized",
+    by: "self",
+    details: [
+      `Application: ${request.client.name} (redirects to ${request.client.redirectHost})`,
+      `Tenant: ${tenant?.slug ?? params.tenantId}`,
+      `Scopes: ${params.scopes.join(", ")}`,
+    ],
+  });
   return withResponseParameters(request.client.redirectUri, config, {
     code,
     ...(request.state !== undefined ? { state: request.state } : {}),
