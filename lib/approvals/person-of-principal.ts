@@ -9,11 +9,14 @@ import type { Principal } from "../auth";
  * decideApproval under its lock.
  */
 export async function operatorOfPrincipal(sql: SqlHandle, principal: Principal): Promise<string | undefined> {
-  const grant = /^oauth:([0-9a-f-]{36})$/i.exec(principal.keyId)?.[1];
+  return operatorOfKeyId(sql, principal.keyId);
+}
+
+/** The same, from the key id a principal (and a task's binding) carries: `oauth:<grant id>` or an API key's id. */
+export async function operatorOfKeyId(sql: SqlHandle, keyId: string): Promise<string | undefined> {
+  const grant = /^oauth:([0-9a-f-]{36})$/i.exec(keyId)?.[1];
   const rows = grant
     ? await sql.unsafe<{ id: string }[]>("SELECT operator_id::text AS id FROM oauth_grants WHERE id = $1::uuid", [grant])
-    : await sql.unsafe<{ id: string | null }[]>("SELECT created_by_operator_id::text AS id FROM api_keys WHERE id = $1", [
-        principal.keyId,
-      ]);
+    : await sql.unsafe<{ id: string | null }[]>("SELECT created_by_operator_id::text AS id FROM api_keys WHERE id = $1", [keyId]);
   return rows[0]?.id ?? undefined;
 }

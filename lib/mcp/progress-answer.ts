@@ -1,4 +1,4 @@
-import { type TaskRecord, waitForTask } from "../tasks";
+import { presentBoundTask, type TaskRecord, waitForTask } from "../tasks";
 import { isRecord, type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "./json-rpc";
 import type { McpCall, McpDeps } from "./mcp-deps";
 import { acceptsEventStream, openSse } from "./sse";
@@ -74,6 +74,8 @@ export async function followTask(
       done: (r) => params.done(r) || rose(r),
       deadline: params.deadline,
       signal: call.signal,
+      // As this caller sees it: an approval its person may decide is input (lib/tasks/approval-view.ts).
+      view: (r) => presentBoundTask(deps.sql, { tenantId: call.principal.tenantId, keyId: call.principal.keyId }, r),
     });
     if (record && rose(record) && record.progress) {
       reported = record.progress.progress;

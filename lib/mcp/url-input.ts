@@ -1,4 +1,5 @@
 import type { InputRequest } from "@runifold/sdk";
+import { APPROVAL_FORM_META } from "../approvals";
 import { canAsk, elicitationModes } from "./input-capabilities";
 
 /**
@@ -54,6 +55,14 @@ export function urlElicitationParams(
   request: InputRequest,
   target: { publicUrl: string; taskId: string; key: string; elicitationId?: string },
 ): { mode: "url"; message: string; url: string; elicitationId?: string } {
+  // An approval's decision form (lib/approvals approvalForm) is decided on the console's Approvals page, not the inbox.
+  if (isApprovalForm(request))
+    return {
+      mode: "url",
+      message: `${request.params.message} (Decide this approval in the Runifold console: open the link and sign in.)`,
+      url: `${target.publicUrl.replace(/\/+$/, "")}/approvals`,
+      ...(target.elicitationId !== undefined ? { elicitationId: target.elicitationId } : {}),
+    };
   return {
     mode: "url",
     message: `${request.params.message} (An operator answers this in the Runifold console: open the link and sign in.)`,
@@ -88,4 +97,9 @@ export function askableRequests(
       };
   }
   return asked;
+}
+
+function isApprovalForm(request: InputRequest): boolean {
+  const meta = (request.params as { _meta?: Record<string, unknown> })._meta;
+  return meta?.[APPROVAL_FORM_META] !== undefined;
 }

@@ -1,4 +1,5 @@
 export { atActiveTaskCap, DEFAULT_MAX_ACTIVE_TASKS_PER_KEY } from "./active-task-cap";
+export { approvalKeyOf, presentApprovalToCaller } from "./approval-view";
 export { createTaskFromRoute } from "./create-task";
 export type { LookupContext } from "./denied-lookup-audit";
 export { settleRefusedLookups } from "./denied-lookup-audit";
@@ -47,7 +48,7 @@ export { statusMessageOf, utcTime } from "./status-message";
 export type { AnswerOutcome } from "./task-actions";
 export { answerPendingInput, answerTaskByHandle, cancelTaskByHandle, cancelTaskInScope } from "./task-actions";
 export type { TaskBinding } from "./task-binding";
-export { bindTaskHandle, readBoundTaskHandle } from "./task-binding";
+export { bindTaskHandle, presentBoundTask, readBoundTaskHandle } from "./task-binding";
 export { getTaskFeed } from "./task-feed";
 export type { ArgumentCheck } from "./validate-arguments";
 export { validateArguments } from "./validate-arguments";

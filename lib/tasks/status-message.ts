@@ -23,6 +23,8 @@ export function statusMessageOf(record: DescribedRecord, now: Date = new Date())
     case "completed":
       return record.terminal?.result?.isError ? "Completed with a tool error" : "Completed";
     case "waiting_input":
+      // An approval this caller may decide reads as input (approval-view.ts): it is still the approval.
+      if (record.waitDetail && "approval" in record.waitDetail) return waitingForApproval(record.waitDetail.approval, now);
       return waitingForInput(record) ?? record.progress?.message;
     case "sleeping": {
       const timer = record.waitDetail && "timer" in record.waitDetail ? record.waitDetail.timer : undefined;

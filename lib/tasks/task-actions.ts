@@ -1,6 +1,8 @@
 import type { InputRequest, InputResponse } from "@runifold/sdk";
 import { cancelRunForTenant, type ProvideInputResult, provideInputForTenant } from "@runifold/sdk";
 import type { SqlHandle } from "@runifold/store";
+import { decideAsCaller } from "../approvals";
+import { approvalKeyOf } from "./approval-view";
 import { findTaskTenant } from "./queries/task-detail";
 import { readTaskRecord } from "./queries/task-record";
 import { readBoundTaskHandle, type TaskBinding } from "./task-binding";
@@ -26,8 +28,14 @@ export async function cancelTaskByHandle(
   return result.outcome;
 }
 
-/** provideInputForTenant's outcome, or the first answer that failed its request's schema (then nothing was written). */
-export type AnswerOutcome = ProvideInputResult & { invalid?: { key: string; message: string } };
+/**
+ * provideInputForTenant's outcome, or the first answer that failed its request's schema (then nothing
+ * was written); `refused`: an approval decision decideApproval refused (audited, nothing recorded).
+ */
+export type AnswerOutcome = ProvideInputResult & {
+  invalid?: { key: string; message: string };
+  refused?: { key: string; message: string };
+};
 
 /**
  * Answers through an MCP handle. Every answer to a pending request is checked against that
@@ -40,6 +48,9 @@ export async function answerTaskByHandle(
 ): Promise<AnswerOutcome> {
   const handle = await readBoundTaskHandle(sql, params);
   if (!handle) return { found: false, accepted: [], resumed: false };
+  const approvalKey = approvalKeyOf(handle);
+  if (approvalKey !== undefined && params.responses[approvalKey])
+    return answerApproval(sql, params, handle.pendingInputs, approvalKey);
   const invalid = firstInvalidAnswer(handle.pendingInputs ?? {}, params.responses);
   if (invalid) return { found: true, accepted: [], resumed: false, invalid };
   return provideInputForTenant(sql, {
@@ -48,6 +59,28 @@ export async function answerTaskByHandle(
     responses: params.responses,
     actor: params.actor,
   });
+}
+
+/**
+ * An answer to the approval the task waits on is a decision, never input: checked against the
+ * decision form when this caller was shown one, then decided by decideApproval as the person behind
+ * the credential (decideAsCaller, channel mcp) — for an ineligible caller too, whose refusal is
+ * audited. A dismissed form (`cancel`) decides nothing.
+ */
+async function answerApproval(
+  sql: SqlHandle,
+  params: TaskBinding & { taskId: string; responses: Record<string, InputResponse> },
+  pending: Record<string, InputRequest> | undefined,
+  key: string,
+): Promise<AnswerOutcome> {
+  const response = params.responses[key] as InputResponse;
+  const invalid = firstInvalidAnswer(pending ?? {}, { [key]: response });
+  if (invalid) return { found: true, accepted: [], resumed: false, invalid };
+  const decided = await decideAsCaller(sql, params, params.taskId, key, response);
+  if (decided.kind === "recorded") return { found: true, accepted: [key], resumed: decided.outcome !== null };
+  if (decided.kind === "dismissed") return { found: true, accepted: [], resumed: false };
+  const message = decided.kind === "not_found" ? `Task ${params.taskId} has no open approval '${key}'` : decided.message;
+  return { found: true, accepted: [], resumed: false, refused: { key, message } };
 }
 
 function firstInvalidAnswer(

@@ -1,4 +1,5 @@
 import type { SqlHandle } from "@runifold/store";
+import { presentApprovalToCaller } from "./approval-view";
 import { type LookupContext, noteRefusedLookup } from "./denied-lookup-audit";
 import { readTaskRecord, type TaskRecord } from "./queries/task-record";
 
@@ -21,12 +22,25 @@ export type TaskBinding = {
   lookup?: LookupContext;
 };
 
-/** The task if it is reachable through this credential's handle; undefined answers like an unknown ID. */
+/**
+ * The task if it is reachable through this credential's handle; undefined answers like an unknown ID.
+ * As this credential sees it: an approval its person may decide now reads as `input_required` with
+ * the decision form (approval-view.ts presentApprovalToCaller).
+ */
 export async function readBoundTaskHandle(
   sql: SqlHandle,
   params: TaskBinding & { taskId: string },
 ): Promise<TaskRecord | undefined> {
-  return bindTaskHandle(sql, params, await readTaskRecord(sql, params));
+  return presentBoundTask(sql, params, bindTaskHandle(sql, params, await readTaskRecord(sql, params)));
+}
+
+/** A bound record (bindTaskHandle's) as this credential sees it; undefined stays undefined. */
+export async function presentBoundTask(
+  sql: SqlHandle,
+  params: TaskBinding,
+  record: TaskRecord | undefined,
+): Promise<TaskRecord | undefined> {
+  return record && presentApprovalToCaller(sql, params, record);
 }
 
 /**

@@ -16,6 +16,8 @@ export async function waitForTask(
     deadline?: number;
     signal?: AbortSignal;
     pollMs?: number;
+    /** How the waiter sees each record read (an MCP caller: task-binding.ts presentBoundTask). */
+    view?: (record: TaskRecord) => Promise<TaskRecord | undefined>;
   },
 ): Promise<TaskRecord | undefined> {
   const feed = await getTaskFeed(sql);
@@ -23,7 +25,8 @@ export async function waitForTask(
   const unsubscribe = feed.subscribe(params.taskId, () => wake());
   try {
     for (;;) {
-      const record = await readTaskRecord(sql, params);
+      const read = await readTaskRecord(sql, params);
+      const record = read && params.view ? await params.view(read) : read;
       if (!record || params.done(record)) return record;
       const remaining = (params.deadline ?? Number.POSITIVE_INFINITY) - Date.now();
       if (remaining <= 0 || params.signal?.aborted) return record;

@@ -10,8 +10,12 @@ export type WaitingFor =
   | { kind: "input"; questions: Question[] }
   | { kind: "timer"; until: string }
   | { kind: "signal"; name: string; until?: string }
-  /** ctx.requestApproval: people decide (docs/approvals.md); the caller may, if the policy lets it, with runifold_task_answer. */
-  | { kind: "approval"; key: string; until?: string };
+  /**
+   * ctx.requestApproval: people decide (docs/approvals.md); the caller may, if the policy lets it, with
+   * runifold_task_answer. `requestedSchema`: the decision form, present when this caller may decide now
+   * (then the status is input_required).
+   */
+  | { kind: "approval"; key: string; until?: string; requestedSchema?: unknown };
 
 /**
  * A task handle (DESIGN §8): what a client without tasks holds instead of a task. The status is the
@@ -43,6 +47,17 @@ export function taskHandle(record: TaskRecord, now = new Date()): TaskHandle {
 }
 
 function waitingForOf(record: TaskRecord, status: TaskStatus): WaitingFor | undefined {
+  const detail = record.waitDetail;
+  if ((record.status === "waiting_signal" || record.status === "waiting_input") && detail && "approval" in detail) {
+    const { key, deadline } = detail.approval;
+    const form = record.pendingInputs?.[key]?.params.requestedSchema;
+    return {
+      kind: "approval",
+      key,
+      ...(deadline ? { until: isoTime(deadline) } : {}),
+      ...(form ? { requestedSchema: form } : {}),
+    };
+  }
   if (status === "input_required") {
     const questions = Object.entries(record.pendingInputs ?? {}).map(([key, request]) => ({
       key,
@@ -51,12 +66,7 @@ function waitingForOf(record: TaskRecord, status: TaskStatus): WaitingFor | unde
     }));
     return { kind: "input", questions };
   }
-  const detail = record.waitDetail;
   if (record.status === "sleeping" && detail && "timer" in detail) return { kind: "timer", until: isoTime(detail.timer.wakeAt) };
-  if (record.status === "waiting_signal" && detail && "approval" in detail) {
-    const { key, deadline } = detail.approval;
-    return { kind: "approval", key, ...(deadline ? { until: isoTime(deadline) } : {}) };
-  }
   if (record.status === "waiting_signal" && detail && "signal" in detail) {
     const { name, deadline } = detail.signal;
     return { kind: "signal", name, ...(deadline ? { until: isoTime(deadline) } : {}) };
@@ -118,6 +128,12 @@ export function handleText(handle: TaskHandle, tenantSlug: string): string {
       key: handle.waitingFor.key,
       response: { action: "accept", content: { decision: "approve", comment: "" } },
     })}`;
+    if (handle.status === "input_required")
+      return (
+        `Task ${handle.taskId} is waiting for an approval your user may decide: ${handle.statusMessage}. Ask the user, then ` +
+        `call ${decideCall} ("approve" or "reject"; form: structuredContent.waitingFor.requestedSchema). ` +
+        `Then call ${waitCall} for the result.`
+      );
     return (
       `Task ${handle.taskId} is waiting for an approval: ${handle.statusMessage}. The people who may decide do so in the ` +
       `Runifold console of ${tenantSlug}; if your user is one of them and says so, call ${decideCall} ("approve" or "reject"). ` +

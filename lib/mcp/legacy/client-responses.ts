@@ -68,6 +68,8 @@ export async function acceptClientResponse(deps: McpDeps, call: McpCall, message
     // An answer that fails the request's requestedSchema changes nothing: the question stays open
     // (a response has no reply to carry the error; the next tasks/result stream asks again).
     ...(outcome.invalid ? { invalid: outcome.invalid.message } : {}),
+    // An approval decision decideApproval refused: audited there (approval.refused), nothing recorded.
+    ...(outcome.refused ? { refused: outcome.refused.message } : {}),
   });
   return accepted;
 }

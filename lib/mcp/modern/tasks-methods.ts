@@ -1,5 +1,12 @@
 import type { InputResponse } from "@runifold/sdk";
-import { answerTaskByHandle, bindTaskHandle, cancelTaskByHandle, readBoundTaskHandle, type TaskRecord } from "../../tasks";
+import {
+  answerTaskByHandle,
+  bindTaskHandle,
+  cancelTaskByHandle,
+  presentBoundTask,
+  readBoundTaskHandle,
+  type TaskRecord,
+} from "../../tasks";
 import { isElicitResult } from "../elicit-result";
 import { missingInputCapabilities } from "../input-capabilities";
 import { missingForQuestions } from "../input-gate";
@@ -28,7 +35,10 @@ export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<stri
   };
   // Read with the credential already when the headers named this task (auth-gate.ts): one round trip.
   const prefetched = call.prefetchedTask?.taskId === handle.taskId ? call.prefetchedTask : undefined;
-  const record = prefetched ? bindTaskHandle(deps.sql, handle, prefetched.record) : await readBoundTaskHandle(deps.sql, handle);
+  // As this credential sees it either way: an approval its person may decide is input_required (presentBoundTask).
+  const record = prefetched
+    ? await presentBoundTask(deps.sql, handle, bindTaskHandle(deps.sql, handle, prefetched.record))
+    : await readBoundTaskHandle(deps.sql, handle);
   if (!record) throw taskNotFound();
   const detailed = detailedTask(record, envelope);
   // input_required MUST list every outstanding request (ext-tasks "tasks/get"), and a server MUST
@@ -74,6 +84,8 @@ export async function tasksUpdate(deps: McpDeps, call: McpCall, params: Record<s
   });
   if (!outcome.found) throw taskNotFound();
   if (outcome.invalid) throw new McpError(RPC.invalidParams, outcome.invalid.message, { key: outcome.invalid.key });
+  // An approval decision the policy refused (audited, nothing recorded) says why, like an invalid answer.
+  if (outcome.refused) throw new McpError(RPC.invalidParams, outcome.refused.message, { key: outcome.refused.key });
   return { resultType: "complete" };
 }
 

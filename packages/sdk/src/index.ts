@@ -25,6 +25,7 @@ export { DEFAULT_LIMITS } from "./limits";
 export type { Logger, LoggerOptions, LogLevel } from "./logger";
 export { bindLogger, createLogger, silentLogger } from "./logger";
 export { createMailTransport, type MailSettings, mailSettings } from "./mail-transport";
+export { type CallerApproval, readCallerApproval } from "./ops/caller-approval";
 export type { CancelResult, CancelRunParams } from "./ops/cancel-run";
 export { cancelRun, cancelRunAsAdmin, cancelRunForTenant } from "./ops/cancel-run";
 export { LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
