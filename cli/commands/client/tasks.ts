@@ -5,6 +5,7 @@ import { EXIT, exitCodeOfTask } from "../../exit-codes";
 import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../../input";
 import { print, printJson } from "../../output";
 import { printTask, progressPrinter, reportOutcome, statusLine } from "../../render";
+import { historyVerb } from "../admin/task-history";
 import { rerunVerb } from "../admin/task-rerun";
 import { registerCommand } from "../registry";
 import { DEADLINE_OPTION } from "./call";
@@ -13,7 +14,7 @@ import { signalVerb } from "./signal";
 
 registerCommand({
   name: "tasks",
-  summary: "Follow, answer, cancel, signal and rerun tasks",
+  summary: "Follow, answer, cancel, signal, rerun and export the history of tasks",
   section: "client",
   verbs: [
     {
@@ -117,5 +118,6 @@ registerCommand({
     },
     signalVerb,
     rerunVerb,
+    historyVerb,
   ],
 });

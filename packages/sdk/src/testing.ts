@@ -1,7 +1,8 @@
 /**
  * `@runifold/sdk/testing`: test a team's workflows against a real store — `createTestEnvironment`
  * (a fresh migrated database, a real worker, input answers, signals, timers advanced on demand,
- * results and history) — plus the worker-internal operations integration tests use to drive runs
+ * results and history), `replayHistory` (a workflow's code against an exported run history, no
+ * database) — plus the worker-internal operations integration tests use to drive runs
  * without a worker. Production code never imports this door (lint keeps it to tests/ and bench/).
  */
 
@@ -13,6 +14,9 @@ export { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
 export { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
 export { renewLease } from "./ops/renew-lease";
 export { reportProgress } from "./ops/report-progress";
+export type { HistoryOperation, OperationKind, RunHistory } from "./replay/history-format";
+export type { ReplayedOperation, ReplayReport } from "./testing/replay-history";
+export { ReplayDivergence, replayHistory } from "./testing/replay-history";
 export type {
   HistoryEvent,
   RunOutcome,

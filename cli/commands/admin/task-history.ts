@@ -1,0 +1,76 @@
+import { readRunHistory } from "@runifold/sdk";
+import { verifyApiKey } from "../../../lib/auth";
+import { CliError, option, positionals } from "../../args";
+import { clientKey } from "../../connect";
+import { requireTenant, withDatabase } from "../../db";
+import { EXIT } from "../../exit-codes";
+import { print, printJson, printTable } from "../../output";
+import type { Verb } from "../registry";
+
+const PREVIEW_CHARS = 60;
+
+/**
+ * `tasks history <id> [--tenant <slug>] [--json]`: a store command inside the `tasks` group (it reads
+ * the database, like `tasks rerun`): the run's durable operations in order — key, kind, position,
+ * value — as `@runifold/sdk/testing` `replayHistory` reads them, so a team's CI can replay real runs
+ * against changed code. Scoped like the other `tasks` verbs: with an API key (`--key` or
+ * RUNIFOLD_KEY) to the key's tenant, as `tasks get` is; with `--tenant` to that tenant; an operator
+ * with neither reads any tenant's run, as `tasks rerun` does. Another tenant's task is "not found".
+ */
+export const historyVerb: Verb = {
+  name: "history",
+  args: "<id>",
+  summary:
+    "Export a task's history: its steps, timers, signals, answers and recorded values in order (store command: DATABASE_URL)",
+  options: [
+    { name: "tenant", value: "slug", description: "Only look for the task in this tenant" },
+    { name: "key", value: "KEY", description: "Only look in this API key's tenant (default: $RUNIFOLD_KEY)" },
+    { name: "json", description: "The whole history as one JSON document (what replayHistory reads)" },
+  ],
+  notes: [
+    "Values are the workflow's own data (step outputs, answers): treat an export like the run itself.",
+    "Example: runifold tasks history <id> --json > histories/refund-1.json",
+  ],
+  async run(parsed, io) {
+    const [id] = positionals(parsed, ["id"]) as [string];
+    const slug = option(parsed, "tenant");
+    const key = clientKey(parsed, io);
+    const history = await withDatabase(io, async (sql) => {
+      const scope: string[] = [];
+      if (key) {
+        const principal = await verifyApiKey(sql, key);
+        if (!principal) throw new CliError("The API key is not valid (check --key or RUNIFOLD_KEY)");
+        scope.push(principal.tenantId);
+      }
+      if (slug) {
+        const tenant = await requireTenant(sql, slug);
+        // Both given: the task must be in the key's tenant and be that tenant.
+        if (scope.length > 0 && scope[0] !== tenant.id) return undefined;
+        scope.splice(0, 1, tenant.id);
+      }
+      return readRunHistory(sql, { runId: id, tenantIds: key || slug ? scope : null });
+    });
+    if (!history) throw new CliError(`No task ${id}${slug ? ` in tenant ${slug}` : ""}`);
+    if (parsed.flags.has("json")) {
+      printJson(io, history);
+      return EXIT.completed;
+    }
+    print(io.stdout, `Task ${id}: ${history.workflow.name}@${history.workflow.version}, ${history.status}`);
+    printTable(
+      io,
+      ["SEQ", "KIND", "KEY", "VALUE"],
+      history.operations.map((operation) => [
+        operation.seq === null ? "-" : String(operation.seq),
+        operation.preflight ? `${operation.kind} (preflight)` : operation.kind,
+        operation.key,
+        preview(operation.value),
+      ]),
+    );
+    return EXIT.completed;
+  },
+};
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
