@@ -102,5 +102,6 @@ export function describe(key: string): string {
   const signal = /^signal:(.*)#(\d+)$/.exec(key);
   if (signal) return `ctx.waitForSignal("${signal[1]}") (wait ${Number(signal[2]) + 1})`;
   if (key.startsWith("input:")) return `ctx.requestInput("${key.slice(6)}")`;
+  if (key.startsWith("approval:")) return `ctx.requestApproval("${key.slice(9)}")`;
   return `ctx.step("${key}")`;
 }
