@@ -44,6 +44,8 @@ export const approvals = pgTable(
     escalatesAt: timestamp("escalates_at", { withTimezone: true, precision: 3 }),
     escalatedAt: timestamp("escalated_at", { withTimezone: true, precision: 3 }),
     settledAt: timestamp("settled_at", { withTimezone: true, precision: 3 }),
+    /** The next reminder (policy.remind.every) by the store's clock; advanced by the worker that sends one. */
+    nextRemindAt: timestamp("next_remind_at", { withTimezone: true, precision: 3 }),
     /** The compact JWS signed when the workflow first saw the settled approval. */
     receipt: text("receipt"),
   },

@@ -6,13 +6,15 @@ export type ApprovalAuditAction =
   | "approval.decided"
   | "approval.refused"
   | "approval.escalated"
+  | "approval.reminded"
   | "approval.expired"
   | "approval.settled";
 
 /**
  * Stores one approval event in `audit_events`, in the caller's transaction, so the event and what
  * it records commit together (a refusal commits its event and nothing else). The actor is
- * `operator:<id>` for a person, `engine` for what the store's clock did (requested, escalated, expired).
+ * `operator:<id>` for a person, `engine` for what the store's clock did (requested, escalated,
+ * reminded, expired).
  */
 export async function auditApproval(
   tx: SqlHandle,

@@ -16,7 +16,8 @@ export type ApprovalRequest = {
  * Opens the approval of `request.key` for a run once (a replay finds it open and writes nothing):
  * binds it to the exact call (digests of the run's arguments, the details and the policy, RFC 8785),
  * resolves the people separation of duties keeps out — the operator behind the run's credential
- * (an OAuth grant's) and the creator of its API key — and sets its clock from the store's now().
+ * (an OAuth grant's) and the creator of its API key — and sets its clock from the store's now()
+ * (expiry, escalation, the first reminder).
  * Returns the digests the request has now, so the caller can tell a replay that asks something else,
  * and whether this call opened it.
  */
@@ -40,11 +41,12 @@ export async function openApproval(
        SELECT k.created_by_operator_id FROM api_keys k WHERE k.id = $11::text AND k.created_by_operator_id IS NOT NULL
      )
      INSERT INTO approvals (run_id, key, tenant_id, message, details, requested_schema, policy, args_digest,
-                            details_digest, policy_digest, excluded_operator_ids, expires_at, escalates_at)
+                            details_digest, policy_digest, excluded_operator_ids, expires_at, escalates_at, next_remind_at)
      SELECT $1, $2, $3, $4, $5::text::jsonb, $6::text::jsonb, $7::text::jsonb, $8, $9, $10,
             coalesce((SELECT array_agg(id) FROM requester), '{}'),
             CASE WHEN $12::float8 IS NOT NULL THEN now() + make_interval(secs => $12::float8 / 1000.0) END,
-            CASE WHEN $13::float8 IS NOT NULL THEN now() + make_interval(secs => $13::float8 / 1000.0) END
+            CASE WHEN $13::float8 IS NOT NULL THEN now() + make_interval(secs => $13::float8 / 1000.0) END,
+            CASE WHEN $15::float8 IS NOT NULL THEN now() + make_interval(secs => $15::float8 / 1000.0) END
      ON CONFLICT (run_id, key) DO NOTHING
      RETURNING 1`,
     [
@@ -62,6 +64,7 @@ export async function openApproval(
       policy.expiresInMs,
       policy.escalate?.afterMs ?? null,
       grantIdOf(run.created_by_key_id),
+      policy.remindEveryMs,
     ],
   );
   if (opened.length === 1) {

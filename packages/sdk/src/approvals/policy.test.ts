@@ -30,6 +30,11 @@ describe("the approval policy", () => {
     expect(() => normalizePolicy({ approvers: { roles: ["admin"] }, quorum: 0 })).toThrow(/quorum/);
     expect(() => normalizePolicy({ approvers: { roles: ["admin"] }, onExpire: "approve" })).toThrow(/expiresIn/);
     expect(() => normalizePolicy({ approvers: { roles: ["admin"] }, caller: "always" })).toThrow(/caller/);
+    // A reminder period under a minute would flood the approvers and wake the run as often.
+    expect(normalizePolicy({ approvers: { roles: ["admin"] }, remind: { every: "1m" } }).remindEveryMs).toBe(60_000);
+    expect(() => normalizePolicy({ approvers: { roles: ["admin"] }, remind: { every: "5s" } })).toThrow(
+      /policy.remind.every must be at least 1m/,
+    );
   });
 
   it("lets anyone named by role, group or email (any case) decide, and nobody else", () => {

@@ -118,9 +118,18 @@ export function normalizePolicy(raw: unknown): NormalizedPolicy {
           to: normalizeApprovers(escalate.to, "policy.escalate.to"),
         }
       : null,
-    remindEveryMs: policy.remind === undefined ? null : parseDuration(policy.remind?.every, "policy.remind.every"),
+    remindEveryMs: policy.remind === undefined ? null : remindEvery(policy.remind?.every),
     caller: policy.caller ?? "if-eligible",
   };
+}
+
+/** A reminder period under a minute would only flood the approvers (and wake the run as often). */
+const MIN_REMIND_EVERY_MS = 60_000;
+
+function remindEvery(value: unknown): number {
+  const ms = parseDuration(value, "policy.remind.every");
+  if (ms < MIN_REMIND_EVERY_MS) throw misuse(`policy.remind.every must be at least 1m (got ${JSON.stringify(value)})`);
+  return ms;
 }
 
 function named(approvers: Required<Approvers>, person: Person): boolean {

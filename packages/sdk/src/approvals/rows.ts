@@ -22,9 +22,12 @@ export type ApprovalRow = {
   escalates_at: string | null;
   escalated_at: string | null;
   settled_at: string | null;
+  /** The next reminder (policy.remind), by the store's clock; null without reminders. */
+  next_remind_at: string | null;
   receipt: string | null;
   escalation_due: boolean;
   expired: boolean;
+  remind_due: boolean;
 };
 
 const COLUMNS = `run_id, key, tenant_id, message, details, requested_schema, policy, args_digest, details_digest,
@@ -34,7 +37,9 @@ const COLUMNS = `run_id, key, tenant_id, message, details, requested_schema, pol
   to_char(escalates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS escalates_at,
   to_char(escalated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS escalated_at,
   to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS settled_at,
-  receipt, coalesce(escalates_at <= now(), false) AS escalation_due, coalesce(expires_at <= now(), false) AS expired`;
+  to_char(next_remind_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS next_remind_at,
+  receipt, coalesce(escalates_at <= now(), false) AS escalation_due, coalesce(expires_at <= now(), false) AS expired,
+  coalesce(next_remind_at <= now(), false) AS remind_due`;
 
 /** Locks and reads one approval (FOR UPDATE: decisions and the worker's wait serialise on it). */
 export async function lockApproval(tx: SqlHandle, runId: string, key: string): Promise<ApprovalRow | undefined> {

@@ -50,6 +50,8 @@ export async function requestApproval(attempt: Attempt, rawKey: string, options:
       const mail = approvalMailConfig();
       if (mail && outcome.notify)
         await mailApprovers(deps.sql, mail, deps.logger, { runId: deps.lease.runId, key, event: outcome.notify });
+      if (mail && outcome.remind)
+        await mailApprovers(deps.sql, mail, deps.logger, { runId: deps.lease.runId, key, event: "reminded" });
       throw attempt.park(new RunSuspended(`waiting for approval ${key}`));
     }
     deps.state.steps.set(stepKey, { value: outcome.result, seq: op.seq });

@@ -11,19 +11,26 @@ import { WorkflowMisuse } from "../errors";
 import { lockLeasedRun } from "./transaction";
 import { LEASE_GUARD, type Lease, RENEW_AND_PROGRESS } from "./types";
 
-/** `notify`: this call opened the approval or marked its escalation, so its approvers are to be told (approvals/mail.ts). */
+/**
+ * `notify`: this call opened the approval or marked its escalation, so its approvers are to be told;
+ * `remind`: this call took the period's reminder, so those who may decide and have not are reminded
+ * (approvals/mail.ts).
+ */
 export type ApprovalWaitOutcome =
   | { kind: "settled"; result: ApprovalResult }
-  | { kind: "suspended"; notify?: "opened" | "escalated" }
+  | { kind: "suspended"; notify?: "opened" | "escalated"; remind?: true }
   | { kind: "lease_lost" };
 
 /**
  * The durable half of ctx.requestApproval. Under the run's row lock, then the approval's (the order
  * decideApproval takes them in, so a decision and this wait serialise and no wake-up is lost):
- * open the approval once; by the store's clock, expire it (onExpire's outcome) or mark its
- * escalation; then either sign its receipt and memoize the result (settled), or park the run in
- * `waiting_signal` with `wait_detail.approval`, claimable at the escalation or the expiry — whichever
- * comes first — so a worker comes back to apply it even if nobody decides (docs/approvals.md "Time").
+ * open the approval once; by the store's clock, expire it (onExpire's outcome), or mark its
+ * escalation and take a due reminder; then either sign its receipt and memoize the result (settled),
+ * or park the run in `waiting_signal` with `wait_detail.approval`, claimable at the escalation, the
+ * next reminder or the expiry — whichever comes first — so a worker comes back to apply it even if
+ * nobody decides (docs/approvals.md "Time"). A reminder is taken by moving `next_remind_at` one
+ * period past now in this transaction (under the run's lease and the approval's lock): however many
+ * workers wake, or crash after the commit, one period gives at most one reminder.
  */
 export async function awaitApproval(
   sql: SqlHandle,
@@ -44,6 +51,7 @@ export async function awaitApproval(
       );
     const target = { tenantId: approval.tenant_id, runId: lease.runId, key: request.key };
     let notify: "opened" | "escalated" | undefined = asked.opened ? "opened" : undefined;
+    let remind = false;
     if (approval.status === "open" && approval.expired) {
       const outcome = expiryOutcome(approval.policy);
       await settleApproval(tx, lease.runId, request.key, "expired", outcome);
@@ -53,10 +61,21 @@ export async function awaitApproval(
         outcome,
         expiresAt: approval.expires_at,
       });
-    } else if (approval.status === "open" && approval.escalation_due && !approval.escalated_at) {
-      await tx.unsafe("UPDATE approvals SET escalated_at = now() WHERE run_id = $1 AND key = $2", [lease.runId, request.key]);
-      await auditApproval(tx, "approval.escalated", target);
-      notify = "escalated";
+    } else if (approval.status === "open") {
+      if (approval.escalation_due && !approval.escalated_at) {
+        await tx.unsafe("UPDATE approvals SET escalated_at = now() WHERE run_id = $1 AND key = $2", [lease.runId, request.key]);
+        await auditApproval(tx, "approval.escalated", target);
+        notify = "escalated";
+      }
+      if (approval.remind_due && approval.policy.remindEveryMs) {
+        await tx.unsafe(
+          `UPDATE approvals SET next_remind_at = now() + make_interval(secs => $3::float8 / 1000.0)
+           WHERE run_id = $1 AND key = $2`,
+          [lease.runId, request.key, approval.policy.remindEveryMs],
+        );
+        await auditApproval(tx, "approval.reminded", target, { due: approval.next_remind_at });
+        remind = true;
+      }
     }
     approval = await lockApproval(tx, lease.runId, request.key);
     if (!approval) throw new Error(`approval ${request.key} vanished`);
@@ -64,7 +83,7 @@ export async function awaitApproval(
       await tx.unsafe(
         `WITH parked AS (
            UPDATE runs SET status = 'waiting_signal', lease_owner = NULL, lease_expires_at = NULL,
-                  claimable_at = (SELECT least(CASE WHEN a.escalated_at IS NULL THEN a.escalates_at END, a.expires_at)
+                  claimable_at = (SELECT least(CASE WHEN a.escalated_at IS NULL THEN a.escalates_at END, a.expires_at, a.next_remind_at)
                                   FROM approvals a WHERE a.run_id = $1 AND a.key = $4),
                   checkpoints = checkpoints + 1, lost_attempts = 0, updated_at = now(),
                   wait_detail = (SELECT jsonb_build_object('approval', jsonb_strip_nulls(jsonb_build_object(
@@ -88,7 +107,7 @@ export async function awaitApproval(
           approval.policy.quorum,
         ],
       );
-      return { kind: "suspended", ...(notify ? { notify } : {}) } as const;
+      return { kind: "suspended", ...(notify ? { notify } : {}), ...(remind ? { remind: true } : {}) } as const;
     }
     const decisions = await readDecisions(tx, lease.runId, request.key);
     const receipt = await issueReceipt(tx, approval, decisions, signer);
