@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   check,
+  doublePrecision,
   foreignKey,
   index,
   jsonb,
@@ -13,6 +14,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { runs } from "./runs";
+import { tenants } from "./tenants";
 
 /**
  * One approval per run and key (ctx.requestApproval, docs/approvals.md): what is asked, the policy
@@ -98,4 +100,28 @@ export const approvalSigningKeys = pgTable(
   },
   // serves: the signing key (newest first) and the JWKS
   (t) => [index("approval_signing_keys_created_idx").on(t.createdAt)],
+);
+
+/**
+ * The approval metrics (packages/sdk/src/approvals/settle-stats.ts): every settlement counted in its
+ * own transaction, per tenant, way (decisions | expiry) and outcome — count, seconds summed and
+ * cumulative counts per bucket bound. Read at scrape time; only ever grows.
+ */
+export const approvalSettleStats = pgTable(
+  "approval_settle_stats",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    settledBy: text("settled_by").notNull(),
+    outcome: text("outcome").notNull(),
+    settled: bigint("settled", { mode: "number" }).notNull().default(0),
+    secondsSum: doublePrecision("seconds_sum").notNull().default(0),
+    buckets: bigint("buckets", { mode: "number" }).array().notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "approval_settle_stats_pk", columns: [t.tenantId, t.settledBy, t.outcome] }),
+    check("approval_settle_stats_settled_by_check", sql`${t.settledBy} IN ('decisions', 'expiry')`),
+    check("approval_settle_stats_outcome_check", sql`${t.outcome} IN ('approved', 'rejected', 'expired')`),
+  ],
 );

@@ -1,7 +1,8 @@
-import { RUN_STATUSES, TERMINAL_STATUSES } from "@runifold/sdk";
+import { APPROVAL_SETTLE_BUCKETS, RUN_STATUSES, TERMINAL_STATUSES } from "@runifold/sdk";
 import type { SqlHandle } from "@runifold/store";
 import { type MetricsSnapshot, readMetricsSnapshot } from "../tasks";
 import { gauge } from "./registry";
+import { histogramSamples, type SnapshotSample, snapshotFamily } from "./snapshot-family";
 
 const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
 
@@ -43,6 +44,17 @@ function families() {
       help: "Age of the oldest open approval, per tenant slug (0 when none)",
       labelNames: ["tenant"],
     }),
+    // Totals kept in the store as each approval settles (approval_settle_stats), so every instance reports the same.
+    decideSeconds: snapshotFamily({
+      name: "runifold_approval_decide_seconds",
+      help: "Time from an approval opening to the decision that settled it, per tenant slug and outcome (settled by people, not expiry)",
+      type: "histogram",
+    }),
+    expired: snapshotFamily({
+      name: "runifold_approvals_expired_total",
+      help: "Approvals that expired, per tenant slug and the outcome onExpire gave them (expired when none)",
+      type: "counter",
+    }),
     storeUp: gauge({ name: "runifold_store_up", help: "1 when this scrape could read the store, else 0" }),
     readSeconds: gauge({
       name: "runifold_store_scrape_duration_seconds",
@@ -74,6 +86,8 @@ export function createStoreGauges(sql: () => SqlHandle): { refresh(): Promise<vo
         f.oldestInput,
         f.openApprovals,
         f.oldestApproval,
+        f.decideSeconds,
+        f.expired,
       ])
         family.reset();
       f.storeUp.set(0);
@@ -129,4 +143,31 @@ function apply(f: ReturnType<typeof families>, snapshot: MetricsSnapshot) {
     f.openApprovals.set({ tenant: row.tenant }, row.approvals);
     f.oldestApproval.set({ tenant: row.tenant }, row.oldest_seconds);
   }
+  applyApprovalTotals(f, snapshot);
+}
+
+/** The settled approvals' histogram and the expired counter (0 for each tenant and outcome until one expires). */
+function applyApprovalTotals(f: ReturnType<typeof families>, snapshot: MetricsSnapshot) {
+  const bounds = APPROVAL_SETTLE_BUCKETS;
+  const decided: SnapshotSample[] = [];
+  const expired = new Map<string, SnapshotSample>();
+  for (const tenant of snapshot.tenants)
+    for (const outcome of ["approved", "rejected", "expired"])
+      expired.set(`${tenant}\n${outcome}`, { labels: { tenant, outcome }, value: 0 });
+  for (const row of snapshot.settledApprovals) {
+    if (row.settled_by === "expiry") {
+      expired.set(`${row.tenant}\n${row.outcome}`, { labels: { tenant: row.tenant, outcome: row.outcome }, value: row.settled });
+    } else if (row.buckets.length === bounds.length) {
+      const labels = { tenant: row.tenant, outcome: row.outcome };
+      decided.push(
+        ...histogramSamples("runifold_approval_decide_seconds", labels, bounds, {
+          buckets: row.buckets,
+          count: row.settled,
+          sum: row.seconds_sum,
+        }),
+      );
+    }
+  }
+  f.decideSeconds.set(decided);
+  f.expired.set([...expired.values()]);
 }

@@ -12,6 +12,18 @@ export type MetricsSnapshot = {
   inputRequired: { tenant: string; tasks: number; oldest_seconds: number }[];
   /** Open approvals per tenant and the oldest one's age (docs/approvals.md). */
   openApprovals: { tenant: string; approvals: number; oldest_seconds: number }[];
+  /**
+   * Settled approvals per tenant, way and outcome (approval_settle_stats, counted as each settles):
+   * count, seconds from opening summed, cumulative counts per APPROVAL_SETTLE_BUCKETS bound.
+   */
+  settledApprovals: {
+    tenant: string;
+    settled_by: "decisions" | "expiry";
+    outcome: string;
+    settled: number;
+    seconds_sum: number;
+    buckets: number[];
+  }[];
 };
 
 const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
@@ -19,16 +31,17 @@ const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.include
 const LIVE_SQL = `(${LIVE_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 
 /**
- * Five small reads, each served by an index whose size follows the live work, not the history:
+ * Small reads, each served by an index whose size follows the live work, not the history:
  * live runs by status and workflow (runs_live_status_idx, index-only), what is claimable now and
  * since when (the claims' two partial indexes, runs_ready_idx and runs_timer_idx, each spelled
  * with its own predicate so the planner can use it), unanswered input per tenant (runs_live_status_idx for the
- * waiting_input runs, then run_inputs by primary key), open approvals per tenant (approvals_open_tenant_idx). Terminal runs are never counted here: that
+ * waiting_input runs, then run_inputs by primary key), open approvals per tenant (approvals_open_tenant_idx),
+ * settled approvals' counters (approval_settle_stats, a few rows per tenant). Terminal runs are never counted here: that
  * would scan the whole retained history on every scrape (the workers' runifold_attempts_total
  * counts outcomes instead).
  */
 export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapshot> {
-  const [workflows, tenants, liveRuns, claimable, inputRequired, openApprovals] = await Promise.all([
+  const [workflows, tenants, liveRuns, claimable, inputRequired, openApprovals, settledApprovals] = await Promise.all([
     sql.unsafe<{ workflow: string }[]>(
       `SELECT name || '@' || version AS workflow FROM workflow_definitions ORDER BY name, version`,
     ),
@@ -68,6 +81,12 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
        WHERE a.status = 'open'
        GROUP BY t.slug`,
     ),
+    // A few rows per tenant (way × outcome), kept up to date by each settlement: no scan of the history.
+    sql.unsafe<MetricsSnapshot["settledApprovals"]>(
+      `SELECT t.slug AS tenant, s.settled_by, s.outcome, s.settled::float8 AS settled, s.seconds_sum,
+              s.buckets::float8[] AS buckets
+       FROM approval_settle_stats s JOIN tenants t ON t.id = s.tenant_id`,
+    ),
   ]);
   return {
     workflows: workflows.map((row) => row.workflow),
@@ -76,5 +95,6 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
     claimable,
     inputRequired,
     openApprovals,
+    settledApprovals,
   };
 }

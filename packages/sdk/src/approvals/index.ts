@@ -23,4 +23,5 @@ export {
   signReceipt,
   verifyReceipt,
 } from "./receipt";
+export { APPROVAL_SETTLE_BUCKETS } from "./settle-stats";
 export { approvalKeyMaterial, readApprovalJwks, rotateApprovalSigningKey } from "./signing-keys";

@@ -1,6 +1,7 @@
 import type { SqlHandle } from "@runifold/store";
 import type { NormalizedPolicy } from "./policy";
 import type { ApprovalDecision } from "./receipt";
+import { APPROVAL_SETTLE_BUCKETS } from "./settle-stats";
 
 /** An approval row as the ops read it (times as ISO strings; `escalation_due` and `expired` by the store's clock). */
 export type ApprovalRow = {
@@ -60,7 +61,12 @@ export async function readDecisions(tx: SqlHandle, runId: string, key: string): 
   );
 }
 
-/** Settles an open approval once (status and outcome); false when it was settled already. */
+/**
+ * Settles an open approval once (status and outcome); false when it was settled already. In the same
+ * statement the settlement is counted for the metrics (settle-stats.ts): by `expiry` when the
+ * status is "expired" (whatever onExpire made the outcome), else by `decisions`, with the seconds
+ * from opening to now in each bucket whose bound they are within.
+ */
 export async function settleApproval(
   tx: SqlHandle,
   runId: string,
@@ -69,9 +75,22 @@ export async function settleApproval(
   outcome: "approved" | "rejected" | "expired",
 ): Promise<boolean> {
   const rows = await tx.unsafe(
-    `UPDATE approvals SET status = $3, outcome = $4, settled_at = now()
-     WHERE run_id = $1 AND key = $2 AND status = 'open' RETURNING 1`,
-    [runId, key, status, outcome],
+    `WITH settled AS (
+       UPDATE approvals SET status = $3, outcome = $4, settled_at = now()
+       WHERE run_id = $1 AND key = $2 AND status = 'open'
+       RETURNING tenant_id, greatest(extract(epoch FROM settled_at - opened_at), 0)::float8 AS seconds
+     )
+     INSERT INTO approval_settle_stats AS s (tenant_id, settled_by, outcome, settled, seconds_sum, buckets)
+     SELECT tenant_id, CASE WHEN $3::text = 'expired' THEN 'expiry' ELSE 'decisions' END, $4, 1, seconds,
+            ARRAY(SELECT (seconds <= b.le)::int::bigint FROM unnest($5::float8[]) WITH ORDINALITY AS b(le, i) ORDER BY b.i)
+     FROM settled
+     ON CONFLICT (tenant_id, settled_by, outcome) DO UPDATE SET
+       settled = s.settled + 1,
+       seconds_sum = s.seconds_sum + excluded.seconds_sum,
+       buckets = ARRAY(SELECT coalesce(u.was, 0) + coalesce(u.add, 0)
+                       FROM unnest(s.buckets, excluded.buckets) WITH ORDINALITY AS u(was, add, i) ORDER BY u.i)
+     RETURNING 1`,
+    [runId, key, status, outcome, APPROVAL_SETTLE_BUCKETS as number[]],
   );
   return rows.length === 1;
 }
