@@ -70,8 +70,14 @@ describe("an approval as the MCP caller's input", { timeout: 60_000 }, () => {
         status: "input_required",
         statusMessage: "Waiting for approval 'pay': 0 of 1 from group finance",
       });
+      // tasks/list says the same as tasks/get.
+      const listed = (await c.client.experimental.tasks.listTasks()).tasks.find((task) => task.taskId === c.taskId);
+      expect(listed?.status).toBe("input_required");
       // D is not in finance: the same kind of task stays working for them.
       expect((await d.client.experimental.tasks.getTask(d.taskId)).status).toBe("working");
+      expect((await d.client.experimental.tasks.listTasks()).tasks.find((task) => task.taskId === d.taskId)?.status).toBe(
+        "working",
+      );
       // Another credential of the tenant (B, in finance) cannot reach C's task at all.
       await expect(b.client.experimental.tasks.getTask(c.taskId)).rejects.toThrow(/Task not found/);
 

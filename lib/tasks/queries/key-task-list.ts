@@ -1,4 +1,5 @@
 import type { SqlHandle } from "@runifold/store";
+import { presentApprovalToCaller } from "../approval-view";
 import { TASK_RECORD_COLUMNS, type TaskRecord, toTaskRecord } from "./task-record";
 
 /** A keyset position: the (created_at, id) of the last task of the previous page. */
@@ -9,7 +10,9 @@ export type TaskListPosition = { createdAt: Date; id: string };
  * runs_tenant_key_created_idx). Expired handles are left out, exactly the set `readTaskHandle`
  * can reach for that key — so a listed task can be fetched and a fetchable one is listed.
  * Returns up to `limit + 1` rows so the caller can tell whether another page exists. (NULLS LAST
- * matches the index's order; plain DESC would sort the key's whole task set instead.)
+ * matches the index's order; plain DESC would sort the key's whole task set instead.) Each task
+ * as this key sees it, like tasks/get: an approval its person may decide now is input_required
+ * (approval-view.ts; only tasks parked on an approval cost a read more).
  */
 export async function listKeyTasks(
   sql: SqlHandle,
@@ -24,5 +27,8 @@ export async function listKeyTasks(
      LIMIT $5`,
     [params.tenantId, params.keyId, params.after?.createdAt.toISOString() ?? null, params.after?.id ?? null, params.limit + 1],
   );
-  return rows.map((row) => ({ ...toTaskRecord(row), toolName: row.tool_name }));
+  const caller = { tenantId: params.tenantId, keyId: params.keyId };
+  return Promise.all(
+    rows.map(async (row) => ({ ...(await presentApprovalToCaller(sql, caller, toTaskRecord(row))), toolName: row.tool_name })),
+  );
 }
