@@ -28,6 +28,16 @@ beforeAll(async () => {
     taskSupport: "optional",
     syncDeadlineMs: 300,
   });
+  // The same workflow with time enough for an ordinary (task-less) 2026-07-28 call to see the approval open.
+  await insertRouteRevision(fx.sql, {
+    tenantId: fx.tenantId,
+    toolName: "pay_invoice_now",
+    workflowName: "approval-flow",
+    workflowVersion: 1,
+    inputSchema: { type: "object" },
+    taskSupport: "optional",
+    syncDeadlineMs: 15_000,
+  });
   server = await startMcpTestServer(fx.sql, { worker: false });
 });
 afterAll(async () => {
@@ -175,5 +185,27 @@ describe("an approval as the MCP caller's input", { timeout: 60_000 }, () => {
     const other = await handleOf(fx.d.token);
     expect(other.structuredContent).toMatchObject({ status: "working", waitingFor: { kind: "approval", key: "pay" } });
     expect((other.structuredContent as { waitingFor: Record<string, unknown> }).waitingFor.requestedSchema).toBeUndefined();
+  });
+
+  it("modern ordinary call: the round's inputRequests carry the form, and its retry decides", async () => {
+    const client = modernClient(server.url, { token: fx.c.token, capabilities: { elicitation: {} } });
+    const args = { policy: POLICY, amount: 610 };
+    const first = await client.request("tools/call", { name: "pay_invoice_now", arguments: args });
+    const round = first.body.result;
+    expect(round).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { pay: { method: "elicitation/create", params: { requestedSchema: { required: ["decision"] } } } },
+      requestState: expect.any(String),
+    });
+    const done = await client.request("tools/call", {
+      name: "pay_invoice_now",
+      arguments: args,
+      inputResponses: { pay: { action: "accept", content: { decision: "approve", comment: "in the round" } } },
+      requestState: round.requestState,
+    });
+    expect(done.body.result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { outcome: "approved", decisions: [{ email: "c@acme.test", channel: "mcp", comment: "in the round" }] },
+    });
   });
 });
