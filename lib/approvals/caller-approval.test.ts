@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { urlElicitationParams } from "../mcp/url-input";
 import { validateInputResponse } from "../tasks";
 import { approvalForm } from "./caller-approval";
 
@@ -27,11 +26,5 @@ describe("an approval's decision form", () => {
     expect(answer({ decision: "approve", costCentre: "42" }).ok).toBe(true);
     expect(answer({ decision: "maybe", costCentre: "42" }).ok).toBe(false);
     expect(answer({ decision: "approve" }).ok).toBe(false);
-  });
-
-  it("points a URL-only client at the console's Approvals page, not the inbox", () => {
-    const params = urlElicitationParams(form, { publicUrl: "https://rf.example.com/", taskId: "t-1", key: "pay" });
-    expect(params).toMatchObject({ mode: "url", url: "https://rf.example.com/approvals" });
-    expect(params.message).toContain("Decide this approval");
   });
 });

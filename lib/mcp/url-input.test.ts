@@ -1,5 +1,6 @@
 import type { InputRequest } from "@runifold/sdk";
 import { describe, expect, it } from "vitest";
+import { approvalForm } from "../approvals";
 import { askMode, inboxQuestionUrl, urlElicitationParams } from "./url-input";
 
 const TASK = "3f1d2c4b-1111-4222-8333-444455556666";
@@ -34,5 +35,12 @@ describe("URL-mode input", () => {
     expect(urlElicitationParams(form, { publicUrl: "https://ops.example", taskId: TASK, key: "k" })).not.toHaveProperty(
       "elicitationId",
     );
+  });
+
+  it("points a URL-only client at the console's Approvals page for an approval, not the inbox", () => {
+    const approval = approvalForm({ key: "pay", message: "Pay 300 EUR?", requestedSchema: undefined });
+    const params = urlElicitationParams(approval, { publicUrl: "https://rf.example.com/", taskId: "t-1", key: "pay" });
+    expect(params).toMatchObject({ mode: "url", url: "https://rf.example.com/approvals" });
+    expect(params.message).toContain("Decide this approval");
   });
 });
