@@ -5,7 +5,16 @@
  * so importing the kernel never loads it.
  */
 export { createDb, inTransaction, type Sql, type SqlHandle } from "./client";
+export {
+  type ConnectionUrl,
+  describeConnectionUrl,
+  formatConnectionUrl,
+  parseConnectionUrl,
+  redactConnectionUrl,
+  withUser,
+} from "./connection-url";
+export { firstContact } from "./first-contact";
 export { listMigrations, MIGRATIONS_DIR, migrate, migrationsApplied } from "./migrate";
 export { MIGRATION_TAGS } from "./migration-tags";
-export { createRuntimeLogins, type RuntimeKind, type RuntimeLogin, scramVerifier, withUser } from "./runtime-roles";
+export { createRuntimeLogins, type RuntimeKind, type RuntimeLogin, scramVerifier } from "./runtime-roles";
 export { isUniqueViolation, isUuid, jsonParam, PREPARED } from "./sql";

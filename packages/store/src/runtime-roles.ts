@@ -1,5 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import type { SqlHandle } from "./client";
+import { withUser } from "./connection-url";
 
 /** The processes that connect at run time, each with a login role of its own. */
 export type RuntimeKind = "web" | "worker";
@@ -63,14 +64,6 @@ export function scramVerifier(password: string, iterations = 4096): string {
   const storedKey = createHash("sha256").update(clientKey).digest();
   const serverKey = createHmac("sha256", salted).update("Server Key").digest();
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
-}
-
-/** `url` with another user and password (host, port, database and parameters kept). */
-export function withUser(url: string, user: string, password: string): string {
-  const parsed = new URL(url);
-  parsed.username = encodeURIComponent(user);
-  parsed.password = encodeURIComponent(password);
-  return parsed.toString();
 }
 
 function ident(name: string): string {

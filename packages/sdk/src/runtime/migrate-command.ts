@@ -1,4 +1,4 @@
-import { migrate } from "@runifold/store";
+import { firstContact, migrate, parseConnectionUrl, redactConnectionUrl } from "@runifold/store";
 import postgres from "postgres";
 import { shippedMigrationsDir } from "./migrations-dir";
 import { readSchemaStatus } from "./schema-check";
@@ -60,7 +60,7 @@ export async function runMigrateCommand(
   });
   try {
     try {
-      await sql`SELECT 1`;
+      await firstContact(sql, parseConnectionUrl(url).hosts.length, 10);
     } catch (error) {
       out.stderr(`runifold-worker migrate: cannot reach the database at ${redactUrl(url)}: ${(error as Error).message}\n`);
       return 3;
@@ -83,13 +83,5 @@ export async function runMigrateCommand(
   }
 }
 
-/** The URL without its password, for error messages (secrets are never printed). */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
-}
+/** The URL without its password, for error messages (secrets are never printed); multi-host URLs too. */
+export const redactUrl = redactConnectionUrl;

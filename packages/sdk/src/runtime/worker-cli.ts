@@ -1,4 +1,4 @@
-import type { Sql } from "@runifold/store";
+import { firstContact, parseConnectionUrl, type Sql } from "@runifold/store";
 import postgres from "postgres";
 import { createLogger, type Logger } from "../logger";
 import { LEASE_PLAN_SETTINGS } from "../ops/claim-runs";
@@ -163,7 +163,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   });
   const endPools = (timeout: number) => Promise.all([sql.end({ timeout }), leaseSql.end({ timeout })]);
   try {
-    await sql`SELECT 1`;
+    await firstContact(sql, parseConnectionUrl(env.DATABASE_URL).hosts.length, 10);
   } catch (error) {
     await endPools(1).catch(() => {});
     return fail(`cannot reach the database at ${redactUrl(env.DATABASE_URL)}: ${(error as Error).message}`);
