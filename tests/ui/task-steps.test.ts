@@ -52,6 +52,8 @@ describe("step detail on the task page", () => {
     await step(run.id, "section-2", BIG, 1);
     await step(run.id, "sleep:settle", { wakeAt: "2026-01-01T00:00:00.000Z" }, 2);
     await step(run.id, "deadline:signal:go#1", 123, null);
+    await step(run.id, "uuid:3", "0b7e1c9a-3c1e-4f43-9a55-2f1f0e0d9c01", 3);
+    await step(run.id, "repeat:section-1#2", { title: "Section 1 again" }, 4);
     await step(
       run.id,
       "retry:flaky",
@@ -65,6 +67,8 @@ describe("step detail on the task page", () => {
       ["section-1", "step", "completed", 1],
       ["section-2", "step", "completed", 3],
       ["sleep:settle", "sleep", "completed", null],
+      ["uuid:3", "uuid", "completed", null],
+      ["repeat:section-1#2", "step", "completed", 1],
       ["flaky", "step", "retrying", 1],
     ]);
     expect(steps[0]?.output).toEqual({
@@ -77,7 +81,7 @@ describe("step detail on the task page", () => {
     expect(big?.truncated).toBe(true);
     expect(big?.preview).toHaveLength(STEP_PREVIEW_CHARS);
     expect(big?.bytes).toBeGreaterThan(STEP_PREVIEW_CHARS);
-    expect(steps[3]).toMatchObject({
+    expect(steps[5]).toMatchObject({
       lastError: { name: "TypeError", message: "nope" },
       retryAt: "2099-01-01T00:00:00.000Z",
       output: null,

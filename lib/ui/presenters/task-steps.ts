@@ -1,4 +1,4 @@
-import type { FailureCause, RunStatus } from "@runifold/sdk";
+import { type FailureCause, type OperationKind, operationKind, type RunStatus } from "@runifold/sdk";
 import { isTerminal } from "@runifold/sdk/states";
 import type { StepRetryRow, TaskStepRow } from "../../tasks";
 
@@ -8,9 +8,14 @@ export const STEP_PREVIEW_CHARS = 2_000;
 export const STEP_LIMIT = 200;
 
 export type TaskStepItem = {
-  /** The key as stored: a step's own key, `sleep:<key>` for a timer, `signal:<name>#<n>` for a delivery. */
+  /**
+   * The key as stored: a step's own key (`repeat:<key>#<n>` for a key called again), `sleep:<key>` for
+   * a timer, `signal:<name>#<n>` for a delivery, `now:`/`random:`/`uuid:<n>` for a recorded value,
+   * `approval:<key>` for a settled approval.
+   */
   key: string;
-  kind: "step" | "sleep" | "signal";
+  /** As `runifold tasks history` names it (one list: the export and the page never disagree). */
+  kind: OperationKind;
   status: "completed" | "retrying" | "failed";
   /** Executions of the step body so far, failed ones included (null for timers and signals). */
   attempts: number | null;
@@ -22,9 +27,6 @@ export type TaskStepItem = {
   /** When a retrying step runs next (the database's clock). */
   retryAt: string | null;
 };
-
-const kindOf = (key: string): TaskStepItem["kind"] =>
-  key.startsWith("sleep:") ? "sleep" : key.startsWith("signal:") ? "signal" : "step";
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
@@ -45,7 +47,7 @@ export function presentSteps(rows: TaskStepRow[], run: { status: RunStatus; fail
   const seen = new Set<string>();
   for (const row of rows) {
     if (row.key.startsWith("retry:")) continue;
-    const kind = kindOf(row.key);
+    const kind = operationKind(row.key);
     seen.add(row.key);
     items.push({
       key: row.key,
