@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 /**
  * One run = one task. `status` follows packages/sdk/src/states.ts; `claimableAt` is non-null exactly
@@ -52,6 +52,9 @@ export const runs = pgTable(
     traceContext: jsonb("trace_context"),
     statusMessage: text("status_message"),
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
+    /** The run that started this one with ctx.child (same tenant), and the history key of that start. */
+    parentRunId: uuid("parent_run_id"),
+    parentKey: text("parent_key"),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
@@ -103,6 +106,9 @@ export const runs = pgTable(
       ),
     // serves: the workers' deadline sweep (live runs past their own timeout)
     index("runs_deadline_idx").on(t.deadlineAt).where(sql`deadline_at IS NOT NULL AND finished_at IS NULL`),
+    // serves: a run's children (tasks/get `_meta`, the console's task page, cancel propagation) and the
+    // idempotent child start: one child per parent and history key (packages/sdk/src/ops/start-child.ts)
+    uniqueIndex("runs_parent_key_idx").on(t.parentRunId, t.parentKey).where(sql`parent_run_id IS NOT NULL`),
     // serves: the task list's input filter (`expense_id = E-1` compiles to `input @> $json`, lib/tasks/queries/input-filter-sql.ts)
     index("runs_input_path_idx").using("gin", t.input.op("jsonb_path_ops")),
   ],
