@@ -1,5 +1,6 @@
 import { type ApprovalPolicy, createRegistry, createRun, createWorker, silentLogger, type Worker } from "@runifold/sdk";
 import { insertToken } from "../../db/queries/oauth-tokens";
+import { insertRouteRevision } from "../../db/queries/routes";
 import { createTenant } from "../../db/queries/tenants";
 import { ACCESS_TOKEN_PREFIX, createApiKey, mintOpaqueToken, tokenDigest } from "../../lib/auth";
 import {
@@ -11,6 +12,7 @@ import {
 import { freshDatabase } from "../helpers/db";
 import { createMember } from "../helpers/oauth-server";
 import { type LoopbackServer, serveRequests } from "../helpers/serve-requests";
+import { waitFor } from "../helpers/wait-for";
 import { approvalFlow } from "./approval-workflow";
 
 export const RESOURCE = "http://approvals.test/api/mcp";
@@ -100,6 +102,26 @@ export async function startApprovalFixture(options: { worker?: boolean } = {}) {
         createdByKeyId: `oauth:${a.grantId}`,
       });
       return created.id;
+    },
+    /** Resolves once the run is parked on its approval (status waiting_signal). */
+    parked(taskId: string, timeoutMs?: number) {
+      return waitFor(
+        () => sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
+        (rows) => rows.length === 1,
+        { describe: "the run to wait for its approval", ...(timeoutMs ? { timeoutMs } : {}) },
+      );
+    },
+    /** Binds approval-flow to an MCP tool of tenant acme, with the given sync deadline. */
+    bindTool(toolName: string, syncDeadlineMs: number) {
+      return insertRouteRevision(sql, {
+        tenantId: acme.id,
+        toolName,
+        workflowName: approvalFlow.name,
+        workflowVersion: approvalFlow.version,
+        inputSchema: { type: "object" },
+        taskSupport: "optional",
+        syncDeadlineMs,
+      });
     },
     decide(token: string, taskId: string, decision: "approve" | "reject", comment?: string) {
       return fetch(`${server.origin}/api/v1/approvals/${taskId}/pay/decisions`, {

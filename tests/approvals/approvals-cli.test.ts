@@ -29,11 +29,7 @@ describe("the approvals CLI", { timeout: 120_000 }, () => {
     expect((await runCli(["operators", "groups", "add", "d@acme.test", "x"], dbEnv)).code).toBe(4);
 
     const taskId = await fx.start({ approvers: { groups: ["finance"] }, quorum: 1 });
-    await waitFor(
-      () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
-      (rows) => rows.length === 1,
-      { describe: "the run to wait for its approval" },
-    );
+    await fx.parked(taskId);
     const http = { RUNIFOLD_URL: `${fx.origin}/api/mcp` };
     const listed = await runCli(["approvals", "list", "--json"], { ...http, RUNIFOLD_KEY: fx.d.token });
     expect(listed.code).toBe(0);

@@ -27,11 +27,7 @@ describe("approvals across a killed worker", { timeout: 90_000 }, () => {
     let second: ReturnType<typeof spawnWorker> | undefined;
     try {
       const taskId = await fx.start({ approvers: { groups: ["finance"] }, quorum: 2 });
-      await waitFor(
-        () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
-        (rows) => rows.length === 1,
-        { describe: "the run to wait for its approval", timeoutMs: 30_000 },
-      );
+      await fx.parked(taskId, 30_000);
       expect((await fx.decide(fx.b.token, taskId, "approve")).status).toBe(201);
       // The settling decision queues the run; the worker is killed wherever it is in taking it up.
       expect((await fx.decide(fx.c.token, taskId, "approve")).status).toBe(201);

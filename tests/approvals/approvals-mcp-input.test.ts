@@ -1,11 +1,9 @@
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertRouteRevision } from "../../db/queries/routes";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
 import { modernClient } from "../helpers/modern-client";
-import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
 
 /**
@@ -19,25 +17,9 @@ let fx: ApprovalFixture;
 let server: Awaited<ReturnType<typeof startMcpTestServer>>;
 beforeAll(async () => {
   fx = await startApprovalFixture();
-  await insertRouteRevision(fx.sql, {
-    tenantId: fx.tenantId,
-    toolName: "pay_invoice",
-    workflowName: "approval-flow",
-    workflowVersion: 1,
-    inputSchema: { type: "object" },
-    taskSupport: "optional",
-    syncDeadlineMs: 300,
-  });
+  await fx.bindTool("pay_invoice", 300);
   // The same workflow with time enough for an ordinary (task-less) 2026-07-28 call to see the approval open.
-  await insertRouteRevision(fx.sql, {
-    tenantId: fx.tenantId,
-    toolName: "pay_invoice_now",
-    workflowName: "approval-flow",
-    workflowVersion: 1,
-    inputSchema: { type: "object" },
-    taskSupport: "optional",
-    syncDeadlineMs: 15_000,
-  });
+  await fx.bindTool("pay_invoice_now", 15_000);
   server = await startMcpTestServer(fx.sql, { worker: false });
 });
 afterAll(async () => {
@@ -47,12 +29,7 @@ afterAll(async () => {
 
 /** Finance may decide; separation of duties off, so the caller who started the run may be one of them. */
 const POLICY = { approvers: { groups: ["finance"] }, separationOfDuties: false };
-const parked = (taskId: string) =>
-  waitFor(
-    () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
-    (rows) => rows.length === 1,
-    { describe: "the run to wait for its approval" },
-  );
+const parked = (taskId: string) => fx.parked(taskId);
 
 async function legacyTask(token: string, options: Parameters<typeof connectLegacyClient>[2] = {}) {
   const session = await connectLegacyClient(server.url, token, options);

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertRouteRevision } from "../../db/queries/routes";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { startMcpTestServer } from "../helpers/mcp-server";
-import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
 
 /**
@@ -14,15 +12,7 @@ let fx: ApprovalFixture;
 let server: Awaited<ReturnType<typeof startMcpTestServer>>;
 beforeAll(async () => {
   fx = await startApprovalFixture();
-  await insertRouteRevision(fx.sql, {
-    tenantId: fx.tenantId,
-    toolName: "pay_invoice",
-    workflowName: "approval-flow",
-    workflowVersion: 1,
-    inputSchema: { type: "object" },
-    taskSupport: "optional",
-    syncDeadlineMs: 300,
-  });
+  await fx.bindTool("pay_invoice", 300);
   server = await startMcpTestServer(fx.sql, { worker: false });
 });
 afterAll(async () => {
@@ -34,11 +24,7 @@ async function callAs(token: string, policy: Record<string, unknown>) {
   const session = await connectLegacyClient(server.url, token);
   const first = await session.client.callTool({ name: "pay_invoice", arguments: { policy, amount: 300 } });
   const taskId = (first.structuredContent as { taskId: string }).taskId;
-  await waitFor(
-    () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
-    (rows) => rows.length === 1,
-    { describe: "the run to wait for its approval" },
-  );
+  await fx.parked(taskId);
   const answer = (decision: string) =>
     session.client.callTool({
       name: "runifold_task_answer",

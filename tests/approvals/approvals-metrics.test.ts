@@ -29,12 +29,7 @@ async function scrape(): Promise<string> {
   expect(response.status).toBe(200);
   return response.text();
 }
-const parked = (taskId: string) =>
-  waitFor(
-    () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'waiting_signal'`,
-    (rows) => rows.length === 1,
-    { describe: "the run to wait for its approval" },
-  );
+const parked = (taskId: string) => fx.parked(taskId);
 const finished = (taskId: string) =>
   waitFor(
     () => fx.sql`SELECT 1 FROM runs WHERE id = ${taskId} AND status = 'completed'`,

@@ -1,7 +1,6 @@
-import type { AddressInfo } from "node:net";
 import { createWorker, silentLogger, type Worker } from "@runifold/sdk";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { waitFor } from "../helpers/wait-for";
 import { type ApprovalFixture, startApprovalFixture } from "./approval-fixture";
 import { approvalRegistry } from "./approval-workflow";
@@ -12,33 +11,13 @@ import { approvalRegistry } from "./approval-workflow";
  * and one `approval.reminded` audit row — with two workers racing for the wake-up, and never twice
  * for one period. A real SMTP server on loopback receives the mail.
  */
-type Mail = { to: string[]; subject: string; body: string };
 let fx: ApprovalFixture;
-let smtp: SMTPServer;
+let smtp: SmtpInbox;
 let second: Worker;
-const inbox: Mail[] = [];
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, session, callback) {
-      let body = "";
-      stream.on("data", (chunk: Buffer) => {
-        body += chunk.toString("utf8");
-      });
-      stream.on("end", () => {
-        const text = body
-          .replace(/=\r\n/g, "")
-          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-        const subject = /^Subject: (.*)$/m.exec(text)?.[1] ?? "";
-        inbox.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), subject, body: text });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  process.env.RUNIFOLD_SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  smtp = await startSmtpInbox();
+  process.env.RUNIFOLD_SMTP_URL = smtp.url;
   process.env.RUNIFOLD_PUBLIC_URL = "https://runifold.example.test";
   fx = await startApprovalFixture();
   // A second worker on the same store: both race for every wake-up of the parked run.
@@ -50,10 +29,10 @@ afterAll(async () => {
   delete process.env.RUNIFOLD_PUBLIC_URL;
   await second?.stop(500);
   await fx?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
-const reminders = () => inbox.filter((mail) => mail.subject.startsWith("Reminder:"));
+const reminders = () => smtp.mails.filter((mail) => mail.subject.startsWith("Reminder:"));
 const reminded = (taskId: string) =>
   fx.sql<{ operator_id: string | null }[]>`
     SELECT operator_id FROM audit_events WHERE action = 'approval.reminded' AND fields->>'taskId' = ${taskId}`;
@@ -73,7 +52,7 @@ describe("approval reminders", { timeout: 60_000 }, () => {
   it("reminds each approver who may still decide once per period, by the store's clock", async () => {
     const taskId = await fx.start({ approvers: { groups: ["finance"] }, quorum: 2, remind: { every: "1h" } });
     await waitFor(
-      () => inbox.flatMap((mail) => mail.to),
+      () => smtp.mails.flatMap((mail) => mail.to),
       (to) => to.length === 2,
       { describe: "the opening emails" },
     );
