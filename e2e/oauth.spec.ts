@@ -4,10 +4,10 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError } from "@modelco
 import { expect, type Page, test } from "@playwright/test";
 import { createApiKey } from "../lib/auth";
 import { connectLegacyClient } from "../tests/helpers/legacy-client";
+import { MemoryOAuthProvider } from "../tests/helpers/memory-oauth-provider";
 import { createAdmin, screenshot, withStackDatabase } from "./fixtures";
 import { type CallbackServer, type MetadataServer, startCallbackServer, startMetadataServer } from "./oauth/loopback-servers";
 import { loopbackTlsFromEnv } from "./oauth/loopback-tls";
-import { MemoryOAuthProvider } from "./oauth/memory-provider";
 import { authorizeInBrowser, connect, listToolsAndRunTask, mcpUrl, rawStatus } from "./oauth/sdk-flow";
 import { ConnectionsPage } from "./pages/connections-page";
 import { ConsentPage } from "./pages/consent-page";

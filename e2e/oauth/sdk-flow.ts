@@ -3,10 +3,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { expect, type Page } from "@playwright/test";
+import type { MemoryOAuthProvider } from "../../tests/helpers/memory-oauth-provider";
 import { screenshot } from "../fixtures";
 import { ConsentPage } from "../pages/consent-page";
 import type { CallbackServer } from "./loopback-servers";
-import type { MemoryOAuthProvider } from "./memory-provider";
 
 // The MCP client's side of e2e/oauth.spec.ts: the SDK v1 client with its own OAuth (authProvider).
 

@@ -149,18 +149,32 @@ export async function authorize(
     resource: config.resource,
     state: params.state ?? "st-1",
   });
+  const redirect = await consentTo(sql, config, query, params);
+  return { code: redirect.searchParams.get("code") as string, redirect };
+}
+
+/**
+ * The consent step alone, for an authorization request a client built (the SDK's authProvider, a
+ * browser's URL): validate its parameters, then issue the code for the person in the tenant, with the
+ * scopes asked for unless given. Returns the redirect the browser would follow (code and state).
+ */
+export async function consentTo(
+  sql: postgres.Sql,
+  config: OAuthConfig,
+  query: URLSearchParams,
+  person: { operatorId: string; tenantId: string; scopes?: Scope[] },
+): Promise<URL> {
   const validated = await validateAuthorizationRequest(sql, config, query);
   if (!validated.ok) throw new Error(`authorization request refused: ${validated.error} ${validated.description}`);
-  const redirect = new URL(
+  return new URL(
     await issueAuthorizationCode(sql, config, {
       request: validated,
-      operatorId: params.operatorId,
-      actorLabel: `operator:${params.operatorId}`,
-      tenantId: params.tenantId,
-      scopes: params.scopes ?? validated.scopes,
+      operatorId: person.operatorId,
+      actorLabel: `operator:${person.operatorId}`,
+      tenantId: person.tenantId,
+      scopes: person.scopes ?? validated.scopes,
     }),
   );
-  return { code: redirect.searchParams.get("code") as string, redirect };
 }
 
 /** Registration → consent → code exchange: a token pair for the person in the tenant. */

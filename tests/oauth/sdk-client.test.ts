@@ -1,15 +1,13 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { verifyAccessToken } from "../../lib/auth";
-import { issueAuthorizationCode, validateAuthorizationRequest } from "../../lib/oauth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { freshDatabase } from "../helpers/db";
-import { createMember, type OAuthTestServer, startOAuthTestServer } from "../helpers/oauth-server";
+import { MemoryOAuthProvider } from "../helpers/memory-oauth-provider";
+import { consentTo, createMember, type OAuthTestServer, startOAuthTestServer } from "../helpers/oauth-server";
 import { waitFor } from "../helpers/wait-for";
 
 // The official SDK v1 client's own OAuth implementation (authProvider on its Streamable HTTP
@@ -25,64 +23,12 @@ let tenantId: string;
 let operatorId: string;
 const REDIRECT = "http://127.0.0.1:33418/callback";
 
-class MemoryProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = "";
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "SDK test client",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return "sdk-state";
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 /** What the consent page does when the person approves the request the SDK opened. */
-async function approve(authorizationUrl: URL): Promise<string> {
+async function approve(provider: MemoryOAuthProvider): Promise<string> {
+  const authorizationUrl = provider.authorizationUrls.at(-1) as URL;
   expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(`${server.origin}/oauth/authorize`);
-  const request = await validateAuthorizationRequest(sql, server.config, authorizationUrl.searchParams);
-  if (!request.ok) throw new Error(`${request.error}: ${request.description}`);
-  const redirect = new URL(
-    await issueAuthorizationCode(sql, server.config, {
-      request,
-      operatorId,
-      actorLabel: `operator:${operatorId}`,
-      tenantId,
-      scopes: request.scopes,
-    }),
-  );
-  expect(redirect.searchParams.get("state")).toBe("sdk-state");
+  const redirect = await consentTo(sql, server.config, authorizationUrl.searchParams, { operatorId, tenantId });
+  expect(redirect.searchParams.get("state")).toBe(provider.lastState);
   return redirect.searchParams.get("code") as string;
 }
 
@@ -101,21 +47,21 @@ afterAll(async () => {
 
 describe("the SDK v1 client's OAuth flow", () => {
   it("discovers, registers, authorizes with PKCE, exchanges the code, calls tools, and refreshes after expiry", async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryOAuthProvider({ redirectUrl: REDIRECT, clientName: "SDK test client" });
     const first = new Client({ name: "sdk-oauth", version: "1" });
     await expect(
       first.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider })),
     ).rejects.toThrow(/Unauthorized/);
-    expect(provider.client?.client_id).toMatch(/^dcr_/);
-    const authorizationUrl = provider.authorizationUrl as URL;
+    expect(provider.clientId).toMatch(/^dcr_/);
+    const authorizationUrl = provider.authorizationUrls.at(-1) as URL;
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorizationUrl.searchParams.get("resource")).toBe(server.config.resource);
     expect(authorizationUrl.searchParams.get("scope")).toBe("mcp tasks:read tasks:write");
 
-    const code = await approve(authorizationUrl);
+    const code = await approve(provider);
     const transport = new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider });
     await transport.finishAuth(code);
-    expect(provider.saved?.token_type).toBe("Bearer");
+    expect(provider.tokens()?.token_type).toBe("Bearer");
     const client = new Client({ name: "sdk-oauth", version: "1" });
     await client.connect(transport);
     const tools = await client.listTools();
@@ -125,7 +71,7 @@ describe("the SDK v1 client's OAuth flow", () => {
       "durable_report",
     ]);
 
-    const expiring = provider.saved?.access_token as string;
+    const expiring = provider.tokens()?.access_token as string;
     await waitFor(
       () => verifyAccessToken(sql, expiring, { resource: server.config.resource }),
       (principal) => principal === undefined,
@@ -133,7 +79,7 @@ describe("the SDK v1 client's OAuth flow", () => {
     );
     // The transport answers the 401 by refreshing (rotation) and retries: the caller sees nothing.
     expect((await client.listTools()).tools).toHaveLength(tools.tools.length);
-    expect(provider.saved?.access_token).not.toBe(expiring);
+    expect(provider.tokens()?.access_token).not.toBe(expiring);
     await client.close();
   });
 });

@@ -2,19 +2,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { silentLogger } from "@runifold/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant } from "../../db/queries/tenants";
 import { createApiKey } from "../../lib/auth";
 import { bearerVerifier, createApprovalDecisionHandler, createApprovalsJwksHandler } from "../../lib/http-api";
-import { issueAuthorizationCode, validateAuthorizationRequest } from "../../lib/oauth";
 import { lastJson, runCli } from "../cli/run-cli";
 import { freshDatabase } from "../helpers/db";
-import { createMember, type OAuthTestServer, startOAuthTestServer } from "../helpers/oauth-server";
+import { MemoryOAuthProvider } from "../helpers/memory-oauth-provider";
+import { consentTo, createMember, type OAuthTestServer, startOAuthTestServer } from "../helpers/oauth-server";
 import { type LoopbackServer, serveRequests } from "../helpers/serve-requests";
 import { waitFor } from "../helpers/wait-for";
 import { outsideEnv, packWorkspaces, run, stopGroup } from "./projects";
@@ -56,40 +54,6 @@ const jwks = await (await fetch(process.argv[3])).json();
 const verified = await verifyReceipt(readFileSync(process.argv[2], "utf8"), jwks);
 process.stdout.write(JSON.stringify(verified));
 `;
-
-class MemoryProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = "";
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "Team agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 let scratch: string;
 let project: string;
@@ -168,27 +132,17 @@ afterAll(async () => {
 
 /** The official SDK client's OAuth flow for A; the consent step does what the consent page does. */
 async function connectAsA(): Promise<Client> {
-  const provider = new MemoryProvider();
+  const provider = new MemoryOAuthProvider({ redirectUrl: REDIRECT, clientName: "Team agent" });
   const probe = new Client({ name: "team-agent", version: "1" });
   await expect(
     probe.connect(new StreamableHTTPClientTransport(new URL(oauth.mcpUrl), { authProvider: provider })),
   ).rejects.toThrow(/Unauthorized/);
-  const authorizationUrl = provider.authorizationUrl as URL;
+  const authorizationUrl = provider.authorizationUrls.at(-1) as URL;
   expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
-  const request = await validateAuthorizationRequest(db.sql, oauth.config, authorizationUrl.searchParams);
-  if (!request.ok) throw new Error(`${request.error}: ${request.description}`);
-  const redirect = new URL(
-    await issueAuthorizationCode(db.sql, oauth.config, {
-      request,
-      operatorId: people.a.id,
-      actorLabel: `operator:${people.a.id}`,
-      tenantId,
-      scopes: request.scopes,
-    }),
-  );
+  const redirect = await consentTo(db.sql, oauth.config, authorizationUrl.searchParams, { operatorId: people.a.id, tenantId });
   const transport = new StreamableHTTPClientTransport(new URL(oauth.mcpUrl), { authProvider: provider });
   await transport.finishAuth(redirect.searchParams.get("code") as string);
-  expect(provider.saved?.access_token).toMatch(/./);
+  expect(provider.tokens()?.access_token).toMatch(/./);
   const client = new Client({ name: "team-agent", version: "1" });
   await client.connect(transport);
   return client;
