@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { lookup } from "node:dns/promises";
-import { provideInput, type Worker } from "@runifold/sdk";
+import { provideInput, type Worker, webhookKeyTag } from "@runifold/sdk";
 import type postgres from "postgres";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import {
   approval,
   deliveriesOf,
   failsAtOnce,
+  KEY_MATERIAL,
   newRoute,
   newTenant,
   PUBLIC_URL,
@@ -230,7 +231,11 @@ describe("send test", () => {
     expect(hook?.json.task).toBeUndefined();
     expect(verifyByHand(secret, hook as ReceivedWebhook)).toBe(true);
     const [run] = await sql`SELECT workflow_key, tenant_id, status FROM runs WHERE id = ${sent.runId}`;
-    expect(run).toMatchObject({ workflow_key: "runifold-webhook-delivery@1", tenant_id: tenantId });
+    // The run names the key its secret was sealed under, so only workers holding that key claim it.
+    expect(run).toMatchObject({
+      workflow_key: `runifold-webhook-delivery.${webhookKeyTag(KEY_MATERIAL)}@1`,
+      tenant_id: tenantId,
+    });
     await waitForRunStatus(sql, sent.runId, "completed");
     const [audit] = await sql`SELECT fields FROM audit_events WHERE action = 'webhook.test' AND tenant_id = ${tenantId}`;
     expect(audit?.fields).toMatchObject({ subscriptionId: subscription.id, deliveryId: sent.deliveryId });

@@ -1,4 +1,4 @@
-import type { Worker } from "@runifold/sdk";
+import { type Worker, webhookKeyTag } from "@runifold/sdk";
 import type postgres from "postgres";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +49,7 @@ describe("subscriptions", () => {
     const [stored] = await sql<
       { secret_sealed: string }[]
     >`SELECT secret_sealed FROM webhook_subscriptions WHERE id = ${subscription.id}`;
-    expect(stored?.secret_sealed).toMatch(/^v1\./);
+    expect(stored?.secret_sealed).toMatch(new RegExp(`^v2\\.${webhookKeyTag(KEY_MATERIAL)}\\.`));
     expect(stored?.secret_sealed).not.toContain(secret.slice(6));
 
     const listed = await listWebhookSubscriptions(sql, [tenantId]);

@@ -1,3 +1,4 @@
+import { webhookKeyTag } from "@runifold/sdk";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendWebhookTest } from "../../lib/admin";
@@ -28,7 +29,7 @@ afterAll(async () => {
 const MODULE = ["--workflows", `${WORKER_MODULES}/good.ts`];
 
 describe("runifold-worker", () => {
-  it("serves and publishes runifold-webhook-delivery@1 by default and delivers with the env's key and flag", async () => {
+  it("serves and publishes the delivery workflow of its key by default and delivers with the env's key and flag", async () => {
     const child = startWorker(MODULE, {
       DATABASE_URL: db.url,
       RUNIFOLD_WEBHOOKS: "on",
@@ -38,9 +39,15 @@ describe("runifold-worker", () => {
     });
     try {
       const registration = await registrationOf(db.sql, child);
-      expect([...registration.workflows].sort()).toEqual(["cli-echo@1", "cli-shout@1", "runifold-webhook-delivery@1"]);
-      const [definition] =
-        await db.sql`SELECT title, input_schema FROM workflow_definitions WHERE name = 'runifold-webhook-delivery'`;
+      // Its key's own (the deliveries of secrets sealed under that key) and the plain one (secrets sealed before tags).
+      const tagged = `runifold-webhook-delivery.${webhookKeyTag(KEY_MATERIAL)}`;
+      expect([...registration.workflows].sort()).toEqual([
+        "cli-echo@1",
+        "cli-shout@1",
+        `${tagged}@1`,
+        "runifold-webhook-delivery@1",
+      ]);
+      const [definition] = await db.sql`SELECT title, input_schema FROM workflow_definitions WHERE name = ${tagged}`;
       expect(definition).toMatchObject({
         title: "Webhook delivery (built-in)",
         input_schema: { properties: { deliveryId: { type: "string", format: "uuid" } } },

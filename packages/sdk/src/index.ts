@@ -83,6 +83,7 @@ export type {
 export {
   checkWebhookUrl,
   createWebhookDeliveryWorkflow,
+  createWebhookDeliveryWorkflows,
   DEFAULT_WEBHOOK_RETRY,
   generateWebhookSecret,
   isLoopbackAddress,
@@ -90,12 +91,15 @@ export {
   isWebhookEvent,
   MAX_WEBHOOK_URL_LENGTH,
   openWebhookSecret,
+  sealedKeyTag,
   sealWebhookSecret,
   signWebhook,
   WEBHOOK_DELIVERY_WORKFLOW,
   WEBHOOK_EVENTS,
   WEBHOOK_TEST_EVENT,
+  webhookDeliveryWorkflowName,
   webhookKeyMaterial,
+  webhookKeyTag,
 } from "./webhooks";
 export type { Worker, WorkerOptions } from "./worker";
 export { createWorker } from "./worker";

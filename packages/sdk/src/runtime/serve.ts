@@ -5,7 +5,7 @@ import { describeDefinition } from "../definitions/describe";
 import { type PublishOutcome, publishDefinitions } from "../definitions/publish";
 import type { Logger } from "../logger";
 import type { WorkerObserver } from "../telemetry/observer";
-import { createWebhookDeliveryWorkflow } from "../webhooks/delivery-workflow";
+import { createWebhookDeliveryWorkflows } from "../webhooks/delivery-workflow";
 import type { WorkerWebhooks } from "../webhooks/worker-config";
 import { createWorker, type Worker } from "../worker";
 import { type AnyWorkflow, createRegistry } from "../workflow";
@@ -26,8 +26,9 @@ export type ServeOptions = {
   /** WorkerOptions.tenantShare: the share of the fleet's slots one tenant may hold. */
   tenantShare?: number;
   /**
-   * Also serve the built-in webhook delivery workflow (docs/webhooks.md), published like any other
-   * definition; false or absent: not served (runifold-worker turns it on unless --no-webhooks).
+   * Also serve the built-in webhook delivery workflows of this key (docs/webhooks.md), published like
+   * any other definition; false or absent: not served (runifold-worker turns it on when it has a key,
+   * unless --no-webhooks).
    */
   webhooks?: WorkerWebhooks;
 };
@@ -48,7 +49,7 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
     logger.warn("the store's schema is newer than this SDK; upgrade @runifold/sdk when you can", { newer: status.unknown });
   }
   const workflows = options.webhooks
-    ? [...options.workflows, createWebhookDeliveryWorkflow({ sql, ...options.webhooks })]
+    ? [...options.workflows, ...createWebhookDeliveryWorkflows({ sql, ...options.webhooks })]
     : options.workflows;
   const registry = createRegistry(workflows);
   const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;

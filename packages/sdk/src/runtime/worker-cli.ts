@@ -40,7 +40,10 @@ Environment:
   HOST                          the address the metrics server binds (default 127.0.0.1)
   RUNIFOLD_WEBHOOKS             on | off: serve the built-in webhook delivery workflow (default on)
   RUNIFOLD_WEBHOOK_KEY          the key webhook secrets are sealed with (16+ characters; default:
-                                NEXTAUTH_SECRET); must be the web's
+                                NEXTAUTH_SECRET). Webhooks are delivered only by workers with the
+                                web's key: without one this worker delivers none, and with another
+                                it claims none of the web's deliveries (they wait for a worker that
+                                has it). A team's worker needs neither; leave it unset.
   RUNIFOLD_PUBLIC_URL           the console's URL, for the links in webhook payloads
   RUNIFOLD_WEBHOOK_ALLOW_PRIVATE  true: webhooks may go to http and private/loopback addresses
   OTEL_EXPORTER_OTLP_ENDPOINT   turn tracing on: spans of every attempt and step go there (OTLP over

@@ -4,9 +4,9 @@ import { NonRetryableError } from "../errors";
 import type { ResolvedRetryPolicy } from "../policy/retry-policy";
 import { type AnyWorkflow, defineWorkflow } from "../workflow";
 import { type DeliveryToSend, markSkipped, pruneDeliveries, readDelivery, recordAttempt } from "./deliveries";
-import { WEBHOOK_DELIVERY_WORKFLOW, WEBHOOK_TEST_EVENT, type WebhookPayload } from "./events";
+import { WEBHOOK_DELIVERY_WORKFLOW, WEBHOOK_TEST_EVENT, type WebhookPayload, webhookDeliveryWorkflowName } from "./events";
 import { postWebhook } from "./post";
-import { openWebhookSecret } from "./secret";
+import { openWebhookSecret, webhookKeyTag } from "./secret";
 import { signWebhook } from "./sign";
 import { checkWebhookUrl, type HostLookup } from "./url-policy";
 
@@ -28,8 +28,8 @@ export const DEFAULT_WEBHOOK_RETRY: WebhookRetry = {
 export type WebhookDeliveryConfig = {
   /** The worker's pool: delivery rows are read and attempts recorded through it. */
   sql: SqlHandle;
-  /** RUNIFOLD_WEBHOOK_KEY or NEXTAUTH_SECRET (secret.ts); without it every delivery fails, saying so. */
-  keyMaterial: string | undefined;
+  /** RUNIFOLD_WEBHOOK_KEY or NEXTAUTH_SECRET (secret.ts): a worker without it serves no deliveries. */
+  keyMaterial: string;
   /** RUNIFOLD_PUBLIC_URL: the console links in payloads; without it payloads carry no link. */
   publicUrl?: string;
   /** RUNIFOLD_WEBHOOK_ALLOW_PRIVATE. */
@@ -81,14 +81,39 @@ export function webhookPayload(delivery: DeliveryToSend, publicUrl: string | und
 }
 
 /**
- * The built-in workflow `runifold-webhook-delivery@1`: one run per delivery row (created by the
+ * The built-in delivery workflows a worker holding `config.keyMaterial` serves (runifold-worker
+ * unless --no-webhooks): the one named after its key's tag, and the plain one.
+ *
+ * Why the key is in the name: a worker that cannot open a subscription's secret must never claim
+ * its deliveries (a team's worker started without the web's key used to claim them and fail every
+ * one, for every tenant). A claim picks runs by `name@version` alone (ops/claim-runs.ts), so the
+ * simplest sound rule that needs no change to claims is to make the name say which key the delivery
+ * needs: the web seals each secret with its key's tag in the sealed value (secret.ts), the trigger
+ * that creates a delivery's run names the workflow after that tag (migration 0039), and a worker
+ * serves only the name of its own key's tag. A worker with another key, or none, never claims it;
+ * the delivery stays queued (the stranded sweep says no worker serves it) until a worker with the
+ * right key does. The plain name is for subscriptions sealed before tags: any worker with a key
+ * serves them, as before (rotating such a secret moves its later deliveries to the tagged name).
+ */
+export function createWebhookDeliveryWorkflows(config: WebhookDeliveryConfig): AnyWorkflow[] {
+  return [
+    createWebhookDeliveryWorkflow(config, webhookDeliveryWorkflowName(webhookKeyTag(config.keyMaterial))),
+    createWebhookDeliveryWorkflow(config, webhookDeliveryWorkflowName(undefined)),
+  ];
+}
+
+/**
+ * The built-in workflow `runifold-webhook-delivery[.<key tag>]@1`: one run per delivery row (created by the
  * migration's trigger). Its one step POSTs under the engine's retry policy — exponential backoff
  * with jitter, the count stored with the run — and records every attempt on the row; a 4xx other
  * than 408/429, a redirect, or a URL the SSRF rule refuses is final at once (NonRetryableError).
  * The row's URL, secret and the SSRF check are read again on every attempt, so a rotated secret or
  * a DNS change applies to retries.
  */
-export function createWebhookDeliveryWorkflow(config: WebhookDeliveryConfig): AnyWorkflow {
+export function createWebhookDeliveryWorkflow(
+  config: WebhookDeliveryConfig,
+  name: string = webhookDeliveryWorkflowName(webhookKeyTag(config.keyMaterial)),
+): AnyWorkflow {
   const retry: WebhookRetry = { ...DEFAULT_WEBHOOK_RETRY, ...config.retry };
   const timeoutMs = config.timeoutMs ?? 10_000;
   const { sql } = config;
@@ -109,7 +134,6 @@ export function createWebhookDeliveryWorkflow(config: WebhookDeliveryConfig): An
       await recordAttempt(sql, deliveryId, { statusCode, error: message, durationMs, status: last ? "failed" : "retrying" });
       throw retryable ? new Error(message) : new NonRetryableError(message);
     };
-    if (!config.keyMaterial) return fail("the worker has no webhook key (RUNIFOLD_WEBHOOK_KEY or NEXTAUTH_SECRET)", false);
     let secret: string;
     try {
       secret = openWebhookSecret(delivery.secret_sealed, config.keyMaterial, delivery.subscription_id);
@@ -150,7 +174,7 @@ export function createWebhookDeliveryWorkflow(config: WebhookDeliveryConfig): An
   }
 
   return defineWorkflow({
-    name: WEBHOOK_DELIVERY_WORKFLOW.name,
+    name,
     version: WEBHOOK_DELIVERY_WORKFLOW.version,
     title: "Webhook delivery (built-in)",
     description: "Delivers one signed webhook to a tenant's subscription, retrying with backoff (docs/webhooks.md).",

@@ -22,9 +22,20 @@ export const WEBHOOK_TEST_EVENT = "webhook.test";
 
 /**
  * The built-in workflow that delivers one webhook. Its name and version are also written in the
- * migration that creates delivery runs (packages/store/migrations/0015_webhooks.sql): both change together.
+ * migration that creates delivery runs (packages/store/migrations/0039_webhook_key_tags.sql): both
+ * change together.
  */
 export const WEBHOOK_DELIVERY_WORKFLOW = { name: "runifold-webhook-delivery", version: 1 } as const;
+
+/**
+ * The delivery workflow's name for the subscriptions sealed under the key with this tag
+ * (`runifold-webhook-delivery.<tag>`), or the plain name for those sealed before tags: the run
+ * created for a delivery takes its subscription's, so a worker only ever claims deliveries whose
+ * secret its own key opens (delivery-workflow.ts).
+ */
+export function webhookDeliveryWorkflowName(keyTag: string | undefined): string {
+  return keyTag ? `${WEBHOOK_DELIVERY_WORKFLOW.name}.${keyTag}` : WEBHOOK_DELIVERY_WORKFLOW.name;
+}
 
 /** The task as the delivery row snapshotted it at the transition (the runs trigger builds it). */
 export type WebhookTaskSnapshot = {

@@ -4,10 +4,28 @@
 export { isLoopbackAddress, isPublicAddress } from "./address-ranges";
 export type { AttemptRecord, DeliveryToSend } from "./deliveries";
 export type { WebhookDeliveryConfig, WebhookRetry } from "./delivery-workflow";
-export { createWebhookDeliveryWorkflow, DEFAULT_WEBHOOK_RETRY, webhookPayload } from "./delivery-workflow";
+export {
+  createWebhookDeliveryWorkflow,
+  createWebhookDeliveryWorkflows,
+  DEFAULT_WEBHOOK_RETRY,
+  webhookPayload,
+} from "./delivery-workflow";
 export type { WebhookEvent, WebhookPayload, WebhookTaskSnapshot } from "./events";
-export { isWebhookEvent, WEBHOOK_DELIVERY_WORKFLOW, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from "./events";
-export { generateWebhookSecret, openWebhookSecret, sealWebhookSecret, webhookKeyMaterial } from "./secret";
+export {
+  isWebhookEvent,
+  WEBHOOK_DELIVERY_WORKFLOW,
+  WEBHOOK_EVENTS,
+  WEBHOOK_TEST_EVENT,
+  webhookDeliveryWorkflowName,
+} from "./events";
+export {
+  generateWebhookSecret,
+  openWebhookSecret,
+  sealedKeyTag,
+  sealWebhookSecret,
+  webhookKeyMaterial,
+  webhookKeyTag,
+} from "./secret";
 export type { SignedHeaders } from "./sign";
 export { signWebhook } from "./sign";
 export type { CheckedWebhookUrl, HostLookup, WebhookUrlPolicy } from "./url-policy";

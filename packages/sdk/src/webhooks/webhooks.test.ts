@@ -1,7 +1,14 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { webhookPayload } from "./delivery-workflow";
-import { generateWebhookSecret, openWebhookSecret, sealWebhookSecret, webhookKeyMaterial } from "./secret";
+import {
+  generateWebhookSecret,
+  openWebhookSecret,
+  sealedKeyTag,
+  sealWebhookSecret,
+  webhookKeyMaterial,
+  webhookKeyTag,
+} from "./secret";
 import { signWebhook } from "./sign";
 import { checkWebhookUrl } from "./url-policy";
 
@@ -53,6 +60,21 @@ describe("secrets", () => {
     expect(openWebhookSecret(sealed, "key-material-0123456789", SUB)).toBe(secret);
     expect(() => openWebhookSecret(sealed, "another-key-0123456789", SUB)).toThrow(/does not open with this worker's key/);
     expect(() => openWebhookSecret(sealed, "key-material-0123456789", SUB.replace("1", "2"))).toThrow(/does not open/);
+  });
+
+  it("name the tag of the key they were sealed under; values sealed before tags still open", () => {
+    const tag = webhookKeyTag("key-material-0123456789");
+    expect(tag).toMatch(/^[0-9a-f]{16}$/);
+    expect(webhookKeyTag("another-key-0123456789")).not.toBe(tag);
+    const sealed = sealWebhookSecret("whsec_x", "key-material-0123456789", SUB);
+    expect(sealed.startsWith(`v2.${tag}.`)).toBe(true);
+    expect(sealedKeyTag(sealed)).toBe(tag);
+    const untagged = `v1.${sealed.split(".")[2]}`;
+    expect(sealedKeyTag(untagged)).toBeUndefined();
+    expect(openWebhookSecret(untagged, "key-material-0123456789", SUB)).toBe("whsec_x");
+    expect(() => openWebhookSecret(`v3.${tag}.${sealed.split(".")[2]}`, "key-material-0123456789", SUB)).toThrow(
+      /unknown format/,
+    );
   });
 
   it("takes RUNIFOLD_WEBHOOK_KEY over NEXTAUTH_SECRET", () => {
