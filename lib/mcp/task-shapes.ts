@@ -44,3 +44,21 @@ export function detailedTask(record: TaskRecord, request: { clientCapabilities: 
 function emptyResult(): WorkflowResult {
   return { content: [] };
 }
+
+/** The `_meta` key of a task's links to its parent and child tasks (ctx.child). */
+export const TASK_LINKS_META_KEY = "io.runifold/taskLinks";
+
+/**
+ * tasks/get's `_meta["io.runifold/taskLinks"]` (both eras): `{ parentTaskId?, childTaskIds? }` for a
+ * task started with ctx.child or one that started children; nothing for any other task. The IDs are
+ * of the task's own tenant (lib/tasks TASK_LINKS_SQL); whether the caller may read each linked task
+ * is its own tasks/get's answer.
+ */
+export function taskLinksMeta(record: TaskRecord): { _meta?: Record<string, unknown> } {
+  if (!record.parentTaskId && !record.childTaskIds) return {};
+  const links = {
+    ...(record.parentTaskId ? { parentTaskId: record.parentTaskId } : {}),
+    ...(record.childTaskIds ? { childTaskIds: record.childTaskIds } : {}),
+  };
+  return { _meta: { [TASK_LINKS_META_KEY]: links } };
+}

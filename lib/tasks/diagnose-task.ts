@@ -106,6 +106,14 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
       );
     }
     case "waiting_signal": {
+      if (task.waitDetail && "children" in task.waitDetail) {
+        const { taskIds, since } = task.waitDetail.children;
+        return result(
+          "waiting_signal",
+          "info",
+          `waiting for child tasks ${taskIds.join(", ")} since ${at(since)} (${ago(since)})`,
+        );
+      }
       const signal = task.waitDetail && "signal" in task.waitDetail ? task.waitDetail.signal : undefined;
       if (!signal) return result("waiting_signal", "info", "waiting for a signal");
       if (signal.deadline) notes.push(`gives up waiting at ${at(signal.deadline)}`);

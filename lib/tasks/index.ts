@@ -7,6 +7,7 @@ export type { Diagnosis } from "./diagnose-task";
 export { diagnoseTask } from "./diagnose-task";
 export type { FilterClause, ParsedFilter } from "./input-filter";
 export { parseInputFilter } from "./input-filter";
+export { type ChildLinks, readChildLinks } from "./queries/child-links";
 export { readApiKeyWithRoute } from "./queries/key-and-route";
 export { readApiKeyWithTask } from "./queries/key-and-task";
 export type { TaskListPosition } from "./queries/key-task-list";

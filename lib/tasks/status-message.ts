@@ -36,6 +36,10 @@ export function statusMessageOf(record: DescribedRecord, now: Date = new Date())
     }
     case "waiting_signal": {
       if (record.waitDetail && "approval" in record.waitDetail) return waitingForApproval(record.waitDetail.approval, now);
+      if (record.waitDetail && "children" in record.waitDetail) {
+        const count = record.waitDetail.children.taskIds.length;
+        return `Waiting for ${count === 1 ? "a child task" : `${count} child tasks`} to finish`;
+      }
       const signal = record.waitDetail && "signal" in record.waitDetail ? record.waitDetail.signal : undefined;
       if (!signal) return "Waiting for a signal";
       const deadline = signal.deadline ? ` (until ${utcTime(new Date(signal.deadline), now)})` : "";

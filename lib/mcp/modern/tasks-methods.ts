@@ -12,7 +12,7 @@ import { missingInputCapabilities } from "../input-capabilities";
 import { missingForQuestions } from "../input-gate";
 import { isRecord, McpError, RPC } from "../json-rpc";
 import type { McpCall, McpDeps } from "../mcp-deps";
-import { detailedTask } from "../task-shapes";
+import { detailedTask, taskLinksMeta } from "../task-shapes";
 import { type ModernEnvelope, missingCapabilities, missingTasksCapability } from "./envelope";
 
 /** One answer for missing, foreign, expired and purged IDs alike (ext-tasks "Error Handling"). */
@@ -47,7 +47,8 @@ export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<stri
   if ("inputRequests" in detailed && Object.keys(detailed.inputRequests).length === 0) {
     throw missingCapabilities(questionCapabilities(envelope, record));
   }
-  return { resultType: "complete", ...detailed };
+  // A task linked to a parent or children by ctx.child says so (task-shapes.ts taskLinksMeta).
+  return { resultType: "complete", ...detailed, ...taskLinksMeta(record) };
 }
 
 /** What the pending requests need beyond what this request declared (workflows ask form elicitations). */

@@ -1,7 +1,7 @@
 import type { InputRequest, RunStatus, WaitDetail, WorkflowResult } from "@runifold/sdk";
 import { isUuid, PREPARED, type SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
-import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
+import { HANDLE_EXPIRED_SQL, PENDING_INPUTS_SQL, TASK_LINKS_SQL, TERMINAL_PAYLOAD_SQL } from "./task-columns";
 
 /** What every task view (MCP eras, CLI, UI) is built from: one row, one round trip. */
 export type TaskRecord = {
@@ -27,6 +27,10 @@ export type TaskRecord = {
   /** Present while waiting for input: every unanswered request by key. */
   pendingInputs?: Record<string, InputRequest>;
   handleExpired: boolean;
+  /** The task that started this one with ctx.child (same tenant), when one did. */
+  parentTaskId?: string;
+  /** The tasks this one started with ctx.child, oldest first, when it started any. */
+  childTaskIds?: string[];
 };
 
 /**
@@ -58,7 +62,8 @@ export const TASK_RECORD_COLUMNS = `r.id, r.tenant_id, r.route_id, r.workflow_ke
             r.wait_detail, (SELECT tt.slug FROM tenants tt WHERE tt.id = r.tenant_id) AS tenant_slug,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,
             ${TERMINAL_PAYLOAD_SQL} AS terminal,
-            ${PENDING_INPUTS_SQL} AS pending_inputs`;
+            ${PENDING_INPUTS_SQL} AS pending_inputs,
+            ${TASK_LINKS_SQL}`;
 
 /** Maps one row of TASK_RECORD_COLUMNS. */
 export function toTaskRecord(row: postgres.Row): TaskRecord {
@@ -81,6 +86,8 @@ export function toTaskRecord(row: postgres.Row): TaskRecord {
     ...(row.terminal ? { terminal: row.terminal } : {}),
     ...(row.pending_inputs ? { pendingInputs: row.pending_inputs } : {}),
     handleExpired: row.handle_expired,
+    ...(row.parent_task_id ? { parentTaskId: row.parent_task_id } : {}),
+    ...(row.child_task_ids?.length ? { childTaskIds: row.child_task_ids } : {}),
   };
 }
 

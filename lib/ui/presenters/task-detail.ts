@@ -8,6 +8,7 @@ import {
   listTaskEvents,
   listTaskSteps,
   type RunEventRow,
+  readChildLinks,
   readRerunLinks,
   readStepOutput,
 } from "../../tasks";
@@ -60,6 +61,9 @@ export type TaskDetail = {
   /** The task this one reran, and the reruns of this one (lib/tasks/rerun-task.ts), newest last. */
   rerunOf: string | null;
   rerunAs: string[];
+  /** The task that started this one with ctx.child, and the tasks this one started (lib/tasks/queries/child-links.ts). */
+  parentTaskId: string | null;
+  childTaskIds: string[];
 };
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
@@ -86,6 +90,12 @@ export function summarizeEvent(type: string, payload: unknown): string {
       return `rerun of ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
     case "rerun_as":
       return `rerun as ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
+    case "child_started":
+      return `child \`${text("key")}\` started: task ${text("taskId")} (${text("workflow")})`;
+    case "child_ended":
+      return `child task ${text("taskId")} ${text("status")}`;
+    case "waiting_children":
+      return `waiting for child tasks ${Array.isArray(p.taskIds) ? p.taskIds.join(", ") : ""}`;
     case "step_failed":
       return `step \`${text("key")}\` failed (execution ${text("failures")}), retrying in ${text("retryInMs")} ms`;
     default: {
@@ -116,10 +126,11 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
   const row = await findTaskDetail(sql, { taskId, scope: operator.tenantIds });
   if (!row) return undefined;
   const scope = operator.tenantIds;
-  const [events, stepRows, links] = await Promise.all([
+  const [events, stepRows, links, family] = await Promise.all([
     listTaskEvents(sql, { taskId, scope, limit: EVENT_PAGE_SIZE + 1 }),
     listTaskSteps(sql, { taskId, scope, previewChars: STEP_PREVIEW_CHARS, limit: STEP_LIMIT + 1 }),
     readRerunLinks(sql, { taskId, scope }),
+    readChildLinks(sql, { taskId, scope }),
   ]);
   return {
     purged: false,
@@ -154,6 +165,8 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
     stepsTruncated: stepRows.length > STEP_LIMIT,
     rerunOf: links.rerunOf,
     rerunAs: links.rerunAs,
+    parentTaskId: family.parentTaskId,
+    childTaskIds: family.childTaskIds,
   };
 }
 

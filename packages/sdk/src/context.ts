@@ -1,5 +1,6 @@
 import { requestApproval } from "./context/approval";
 import { Attempt, type AttemptDeps } from "./context/attempt";
+import { startChildWorkflow } from "./context/child";
 import { recordValue } from "./context/deterministic";
 import { runStep } from "./context/step";
 import { requestInputs, signalWaiter, sleep } from "./context/waits";
@@ -42,6 +43,7 @@ export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; 
         ),
       ),
     requestApproval: (key, options) => contained(requestApproval(attempt, key, options)),
+    child: (workflow, input, options) => startChildWorkflow(attempt, workflow, input, options),
     now: () => contained(recordValue(attempt, "now")),
     random: () => contained(recordValue(attempt, "random")),
     uuid: () => contained(recordValue(attempt, "uuid")),

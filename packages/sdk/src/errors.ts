@@ -56,6 +56,29 @@ export class WorkflowMisuse extends NonRetryableError {
   }
 }
 
+/**
+ * `await ctx.child(...).result()` found the child task failed or cancelled (docs/authoring.md "Child
+ * workflows"). Thrown the same way on every replay (the child's end is recorded in the parent's
+ * history), so a parent may catch it and go on. `error` is the child's public error (what a client of
+ * the tenant sees for that task); for a cancelled child, `reason` says who cancelled it.
+ */
+export class ChildWorkflowFailed extends NonRetryableError {
+  override name = "ChildWorkflowFailed";
+  constructor(
+    readonly taskId: string,
+    readonly workflow: string,
+    readonly status: "failed" | "cancelled",
+    readonly error: { code: number; message: string; data?: unknown } | undefined,
+    readonly reason?: string,
+  ) {
+    super(
+      status === "failed"
+        ? `child task ${taskId} (${workflow}) failed: ${error?.message ?? "no error recorded"}`
+        : `child task ${taskId} (${workflow}) was cancelled${reason ? `: ${reason}` : ""}`,
+    );
+  }
+}
+
 /** requestInput's timeout passed with `onTimeout: "fail"`: the run fails (cause `input_timeout`). */
 export class InputTimedOut extends NonRetryableError {
   override name = "InputTimedOut";

@@ -1,4 +1,5 @@
 import {
+  ChildWorkflowFailed,
   coerceError,
   InputTimedOut,
   InvalidWorkflowInput,
@@ -29,6 +30,7 @@ export type FailureCode =
   | "input_timeout"
   | "attempts_exhausted"
   | "unhandled_error"
+  | "child_failed"
   | "unstorable_outcome";
 
 /** How much of an error's message a cause keeps, in code points. */
@@ -65,9 +67,11 @@ export function causeOf(error: unknown, where: { attempt: number; step?: string;
                 ? "run_timeout"
                 : e instanceof UnhandledWorkflowError
                   ? "unhandled_error"
-                  : where.step
-                    ? "step_failed"
-                    : "workflow_error";
+                  : e instanceof ChildWorkflowFailed
+                    ? "child_failed"
+                    : where.step
+                      ? "step_failed"
+                      : "workflow_error";
   return {
     code,
     message: storableText(e.message, CAUSE_MESSAGE_CHARS),

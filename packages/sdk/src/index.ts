@@ -7,6 +7,7 @@ export type { PublishOutcome } from "./definitions/publish";
 export { DefinitionConflictError, publishDefinitions } from "./definitions/publish";
 export {
   AttemptEnded,
+  ChildWorkflowFailed,
   coerceError,
   InputTimedOut,
   InvalidWorkflowInput,
@@ -105,6 +106,9 @@ export type { Worker, WorkerOptions } from "./worker";
 export { createWorker } from "./worker";
 export type {
   AnyWorkflow,
+  ChildHandle,
+  ChildOptions,
+  ChildWorkflowRef,
   InputRequest,
   InputResponse,
   InputTimeout,

@@ -71,6 +71,31 @@ export type StepScope = {
 /** requestInput's timeout: after `timeoutMs` the request takes `onTimeout` (default `"fail"`: the run fails). */
 export type InputTimeout = { timeoutMs: number; onTimeout?: "fail" | InputResponse };
 
+/**
+ * The workflow ctx.child starts: its definition (its input is then checked at the start, before
+ * anything is written) or its name and version (checked by the child's first attempt).
+ */
+export type ChildWorkflowRef<I> = WorkflowDefinition<I> | { name: string; version: number };
+
+export type ChildOptions = {
+  /** The child's history key (default: the workflow's name); unique per child in a `Promise.all`. */
+  key?: string;
+};
+
+/** A started child workflow (ctx.child). */
+export type ChildHandle = {
+  /** The history key of the start, without its `child:` prefix (`invoice`, `repeat:invoice#2`). */
+  readonly key: string;
+  /** The child's task ID, once its start is recorded. */
+  taskId(): Promise<string>;
+  /**
+   * Waits until the child ends — the run parks, holding no worker slot — and returns the child's
+   * result (a completed child's `CallToolResult`, `isError` included). A failed or cancelled child
+   * throws `ChildWorkflowFailed` (its task ID, status and public error), which the parent may catch.
+   */
+  result(): Promise<WorkflowResult>;
+};
+
 export type SignalResult<T> = { received: true; payload: T } | { received: false };
 
 export type WorkflowContext = {
@@ -103,6 +128,13 @@ export type WorkflowContext = {
    * through which channel, when, with what comment) and a signed receipt (compact JWS, ES256).
    */
   requestApproval(key: string, options: ApprovalOptions): Promise<ApprovalResult>;
+  /**
+   * Starts another workflow as a run of this tenant with its own task ID, linked to this one
+   * (docs/authoring.md "Child workflows"). Durable: a replay never starts a second child. Returns
+   * the handle at once; `await handle.result()` waits for the child's end. Cancelling this run
+   * cancels its unfinished children.
+   */
+  child<I>(workflow: ChildWorkflowRef<I>, input: I, options?: ChildOptions): ChildHandle;
   /**
    * The time (milliseconds since the epoch, by the database's clock), recorded in the history the
    * first time this call is reached and returned as recorded on every replay: the clock to read

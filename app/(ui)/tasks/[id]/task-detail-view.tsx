@@ -10,6 +10,7 @@ import { fetchJson } from "@/lib/ui/query-client";
 import { ProgressBar } from "../../_components/progress-bar";
 import { Card, Time } from "../../_components/ui";
 import { CancelButton } from "./cancel-button";
+import { ChildLinks } from "./child-links";
 import { DiagnosisPanel } from "./diagnosis-panel";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
@@ -106,6 +107,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
         {terminal && <RerunButton taskId={task.id} />}
       </div>
       <RerunLinks rerunOf={task.rerunOf} rerunAs={task.rerunAs} />
+      <ChildLinks parentTaskId={task.parentTaskId} childTaskIds={task.childTaskIds} />
       {cancelError && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
           {cancelError}

@@ -123,11 +123,11 @@ export class Attempt {
   /**
    * The key of one call of a step or a sleep: the user's key the first time, then `repeat:<key>#<n>`
    * for the n-th call (n ≥ 2) — a loop of `ctx.step("charge")` records `charge`, `repeat:charge#2`,
-   * `repeat:charge#3`; of `ctx.sleep("nap")`, `sleep:nap`, `sleep:repeat:nap#2`. `repeat:` is a
-   * reserved prefix (context/keys.ts), so no key a user chooses collides with a numbered one.
-   * Steps and sleeps are counted apart (`kind`).
+   * `repeat:charge#3`; of `ctx.sleep("nap")`, `sleep:nap`, `sleep:repeat:nap#2`; of `ctx.child(w)`,
+   * `child:<w's name>`, `child:repeat:<name>#2`. `repeat:` is a reserved prefix (context/keys.ts), so
+   * no key a user chooses collides with a numbered one. Steps, sleeps and children are counted apart (`kind`).
    */
-  repeatedKey(kind: "step" | "sleep", key: string, what: string): string {
+  repeatedKey(kind: "step" | "sleep" | "child", key: string, what: string): string {
     const number = this.occurrence(`${kind}:${key}`, what, { parallelFirst: true });
     return number === 1 ? key : `repeat:${key}#${number}`;
   }

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "@runifold/store";
+import { inTransaction, type SqlHandle } from "@runifold/store";
 import { CHANNELS } from "../channels";
 import type { RunStatus } from "../states";
 import { TERMINAL_STATUSES_SQL } from "../states";
@@ -34,8 +34,30 @@ export async function cancelRun(sql: SqlHandle, params: CancelRunParams & { tena
   return tenantId === undefined ? cancelRunAsAdmin(sql, rest) : cancelRunForTenant(sql, { ...rest, tenantId });
 }
 
-/** The one statement of both forms; `tenantId` null only through cancelRunAsAdmin. */
+/**
+ * The one transaction of both forms; `tenantId` null only through cancelRunAsAdmin. Cancelling a run
+ * cancels its unfinished children, and theirs (trigger runs_cancel_children, migration 0039). A child
+ * that ends locks its parent's row after its own (trigger runs_child_ended), so the run's unfinished
+ * descendants are locked first, deepest first, and the run last — the same order — so a child ending
+ * while its parent is cancelled waits instead of deadlocking.
+ */
 async function cancelWhere(sql: SqlHandle, params: CancelRunParams, tenantId: string | null): Promise<CancelResult> {
+  return inTransaction(sql, async (tx) => {
+    await tx.unsafe(
+      `WITH RECURSIVE tree(id, depth) AS (
+         SELECT c.id, 1 FROM runs c WHERE c.parent_run_id = $1 AND ($2::uuid IS NULL OR c.tenant_id = $2::uuid)
+         UNION ALL
+         SELECT c.id, t.depth + 1 FROM runs c JOIN tree t ON c.parent_run_id = t.id WHERE t.depth < 64
+       )
+       SELECT r.id FROM runs r JOIN tree t ON t.id = r.id WHERE r.status NOT IN ${TERMINAL_STATUSES_SQL}
+       ORDER BY t.depth DESC, r.id FOR UPDATE OF r`,
+      [params.runId, tenantId],
+    );
+    return cancelOne(tx, params, tenantId);
+  });
+}
+
+async function cancelOne(sql: SqlHandle, params: CancelRunParams, tenantId: string | null): Promise<CancelResult> {
   const rows = await sql.unsafe<{ cancelled: boolean; status: RunStatus }[]>(
     `WITH target AS (
        SELECT id, status FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE

@@ -43,6 +43,8 @@ export type CreateRunParams = {
   timeoutMs?: number;
   /** Create at most once per key (docs/architecture.md, "Idempotent creation"). */
   idempotency?: IdempotencyOptions;
+  /** A child run (ctx.child, ops/start-child.ts): the run that starts it and the history key of that start. */
+  parent?: { runId: string; key: string };
 };
 
 /** The run, and whether this call created it (false: an idempotency key returned an existing run). */
@@ -95,9 +97,11 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
        RETURNING run_id
      ), created AS (
        INSERT INTO runs (id, tenant_id, route_id, workflow_name, workflow_version, workflow_key, status, input,
-                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints, deadline_at, trace_context)
+                         created_by_key_id, origin, ttl_ms, poll_interval_ms, claimable_at, checkpoints, deadline_at, trace_context,
+                         parent_run_id, parent_key)
        SELECT $1, $2, $3, $4, $5, $6, 'queued', $7::text::jsonb, $8, $9, $10, $11, now(), $13,
-              CASE WHEN $14::float8 IS NOT NULL THEN now() + make_interval(secs => $14::float8 / 1000.0) END, $18::text::jsonb
+              CASE WHEN $14::float8 IS NOT NULL THEN now() + make_interval(secs => $14::float8 / 1000.0) END, $18::text::jsonb,
+              $20::uuid, $21::text
        WHERE $16::text IS NULL OR EXISTS (SELECT 1 FROM claimed_key)
        RETURNING ${runColumns()}
      ), preanswered AS (
@@ -132,6 +136,8 @@ async function createRunOnce(sql: SqlHandle, params: CreateRunParams, mayRetry: 
         // The creation span's context (tracing on): each attempt's span becomes its child (telemetry/attempt-telemetry.ts).
         traceContext === null ? null : jsonParam(traceContext),
         !later,
+        params.parent?.runId ?? null,
+        params.parent?.key ?? null,
       ],
       PREPARED,
     )

@@ -31,6 +31,8 @@ export type RunRow = {
   trace_context: Record<string, string> | null;
   status_message: string | null;
   cancel_requested_at: Date | null;
+  /** The run that started this one with ctx.child, if one did. */
+  parent_run_id: string | null;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
@@ -40,6 +42,8 @@ export type WaitDetail =
   | { timer: { key: string; wakeAt: string } }
   | { signal: { name: string; since: string; deadline?: string } }
   | { input: { keys: string[]; since: string; deadline?: string } }
+  /** ctx.child(...).result() (ops/await-children.ts): the task IDs of the children it waits for. */
+  | { children: { taskIds: string[]; since: string } }
   | {
       /** ctx.requestApproval (ops/await-approval.ts): the policy in words, approvals so far of the quorum, its clock. */
       approval: {
@@ -59,7 +63,7 @@ export function runColumns(alias?: string): string {
   return `${q}id, ${q}tenant_id, ${q}route_id, ${q}workflow_name, ${q}workflow_version, ${q}workflow_key, ${q}status,
   ${q}input, ${q}created_by_key_id, ${q}origin, ${q}ttl_ms::float8 AS ttl_ms, ${q}poll_interval_ms, ${q}claimable_at,
   ${q}lease_owner, ${q}lease_expires_at, ${q}attempt, ${q}lost_attempts, ${q}checkpoints, ${q}deadline_at, ${q}failure,
-  ${q}wait_detail, ${q}progress, ${q}trace_context, ${q}status_message, ${q}cancel_requested_at, ${q}created_at, ${q}updated_at, ${q}finished_at`;
+  ${q}wait_detail, ${q}progress, ${q}trace_context, ${q}status_message, ${q}cancel_requested_at, ${q}parent_run_id, ${q}created_at, ${q}updated_at, ${q}finished_at`;
 }
 
 /** The lease guard every write of a leased run carries. */

@@ -4,12 +4,23 @@ import type { RunStatus } from "../states";
 export const HISTORY_FORMAT = "runifold.history/1";
 
 /** What kind of durable operation a history key records, in the words of the ctx call that wrote it. */
-export type OperationKind = "step" | "sleep" | "signal" | "input" | "approval" | "now" | "random" | "uuid";
+export type OperationKind =
+  | "step"
+  | "sleep"
+  | "signal"
+  | "input"
+  | "approval"
+  | "now"
+  | "random"
+  | "uuid"
+  | "child"
+  | "child-result";
 
 /**
  * One durable operation of a run: its history key (`charge`, `repeat:charge#2`, `sleep:nap`,
- * `signal:go#0`, `input:confirm`, `approval:ship`, `uuid:1`), its kind, its recorded value (a
- * step's output, a timer's `{wakeAt}`, a signal's `{received, payload}`, an input's answer), its
+ * `signal:go#0`, `input:confirm`, `approval:ship`, `uuid:1`, `child:invoice`, `child-result:invoice`),
+ * its kind, its recorded value (a step's output, a timer's `{wakeAt}`, a signal's `{received,
+ * payload}`, an input's answer, a child's `{taskId, workflow}` and how it ended), its
  * position in the call order (null: reached while another operation was pending) and when it was
  * recorded. `preflight` marks an answer given when the run was created, before it asked.
  */
@@ -41,11 +52,13 @@ const PREFIXED: Record<string, OperationKind> = {
   now: "now",
   random: "random",
   uuid: "uuid",
+  child: "child",
+  "child-result": "child-result",
 };
 
 /** The kind of a history key (a numbered `repeat:` key is a step's; a sleep's keeps `sleep:`). */
 export function operationKind(key: string): OperationKind {
-  const prefix = /^([a-z]+):/.exec(key)?.[1];
+  const prefix = /^([a-z]+(?:-[a-z]+)?):/.exec(key)?.[1];
   return (prefix && PREFIXED[prefix]) || "step";
 }
 

@@ -103,5 +103,8 @@ export function describe(key: string): string {
   if (signal) return `ctx.waitForSignal("${signal[1]}") (wait ${Number(signal[2]) + 1})`;
   if (key.startsWith("input:")) return `ctx.requestInput("${key.slice(6)}")`;
   if (key.startsWith("approval:")) return `ctx.requestApproval("${key.slice(9)}")`;
+  if (key.startsWith("child-result:")) return `${describe(`child:${key.slice(13)}`)}.result()`;
+  const child = /^child:(repeat:(.*)#(\d+)|.*)$/.exec(key);
+  if (child) return child[2] ? `ctx.child("${child[2]}") (call ${child[3]})` : `ctx.child("${key.slice(6)}")`;
   return `ctx.step("${key}")`;
 }
