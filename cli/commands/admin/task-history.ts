@@ -1,11 +1,11 @@
 import { readRunHistory } from "@runifold/sdk";
-import { verifyApiKey } from "../../../lib/auth";
 import { CliError, option, positionals } from "../../args";
 import { clientKey } from "../../connect";
-import { requireTenant, withDatabase } from "../../db";
+import { withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { print, printJson, printTable } from "../../output";
 import type { Verb } from "../registry";
+import { taskScope } from "./task-scope";
 
 const PREVIEW_CHARS = 60;
 
@@ -36,19 +36,8 @@ export const historyVerb: Verb = {
     const slug = option(parsed, "tenant");
     const key = clientKey(parsed, io);
     const history = await withDatabase(io, async (sql) => {
-      const scope: string[] = [];
-      if (key) {
-        const principal = await verifyApiKey(sql, key);
-        if (!principal) throw new CliError("The API key is not valid (check --key or RUNIFOLD_KEY)");
-        scope.push(principal.tenantId);
-      }
-      if (slug) {
-        const tenant = await requireTenant(sql, slug);
-        // Both given: the task must be in the key's tenant and be that tenant.
-        if (scope.length > 0 && scope[0] !== tenant.id) return undefined;
-        scope.splice(0, 1, tenant.id);
-      }
-      return readRunHistory(sql, { runId: id, tenantIds: key || slug ? scope : null });
+      const tenantIds = await taskScope(sql, { key, slug });
+      return tenantIds?.length === 0 ? undefined : readRunHistory(sql, { runId: id, tenantIds });
     });
     if (!history) throw new CliError(`No task ${id}${slug ? ` in tenant ${slug}` : ""}`);
     if (parsed.flags.has("json")) {

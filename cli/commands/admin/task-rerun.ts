@@ -1,9 +1,10 @@
 import { rerunTask } from "../../../lib/admin";
 import { option, positionals } from "../../args";
-import { requireTenant, withAdmin } from "../../db";
+import { withAdmin } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { print, printJson } from "../../output";
 import type { Verb } from "../registry";
+import { taskScope } from "./task-scope";
 
 /**
  * `tasks rerun <id> [--tenant <slug>]`: a store command inside the `tasks` group (it needs the
@@ -26,9 +27,7 @@ export const rerunVerb: Verb = {
   async run(parsed, io) {
     const [id] = positionals(parsed, ["id"]) as [string];
     const slug = option(parsed, "tenant");
-    const result = await withAdmin(io, async (ctx) =>
-      rerunTask(ctx, { taskId: id, scope: slug ? [(await requireTenant(ctx.sql, slug)).id] : null }),
-    );
+    const result = await withAdmin(io, async (ctx) => rerunTask(ctx, { taskId: id, scope: await taskScope(ctx.sql, { slug }) }));
     if (parsed.flags.has("json")) printJson(io, result);
     else {
       print(io.stdout, `Task ${id} rerun as:`);
