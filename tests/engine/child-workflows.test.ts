@@ -1,4 +1,12 @@
-import { ChildWorkflowFailed, cancelRunForTenant, defineWorkflow, sendSignal, WorkflowFailure } from "@runifold/sdk";
+import {
+  ChildWorkflowFailed,
+  cancelRunForTenant,
+  defineWorkflow,
+  readRunHistory,
+  sendSignal,
+  WorkflowFailure,
+} from "@runifold/sdk";
+import { replayHistory } from "@runifold/sdk/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { logStep } from "../fixtures/engine-workflows";
@@ -194,6 +202,9 @@ describe("child workflows", () => {
     await store.waitForStatus(run.id, "waiting_signal");
     expect(await sendSignal(store.sql, { runId: run.id, name: "go", payload: null })).toBe(true);
     await expect.poll(() => store.stepRuns(run.id, "slow"), { timeout: 10_000 }).toBe(1);
+    // The child is done (so stopping the worker cannot re-run its own step, which is at-least-once).
+    const [child] = await children(run.id);
+    await store.waitForStatus(child?.id as string, "completed");
     // Abandoned in the middle of the step: the next worker replays the start from the history.
     await first.stop(0);
     hang = false;
@@ -278,6 +289,11 @@ describe("child workflows", () => {
       "child:item-3",
       "signal:go#0",
     ]);
+    // The exported history replays against the same code with no database (the fan-out's order is the code's).
+    const history = await readRunHistory(store.sql, { runId: run.id, tenantIds: [TENANT] });
+    expect(history?.operations.filter((operation) => operation.kind === "child")).toHaveLength(3);
+    const replayed = await replayHistory(fanOut, history as NonNullable<typeof history>);
+    expect(replayed).toMatchObject({ reachedEnd: false, result: { structuredContent: { values: [2, 4, 6] } } });
   });
 
   it("refuses a second unkeyed child of one workflow in a parallel section, naming the way out", async () => {
