@@ -1,4 +1,5 @@
 import { webhookKeyTag } from "@runifold/sdk";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendWebhookTest } from "../../lib/admin";
 import { freshDatabase } from "../helpers/db";
@@ -111,5 +112,39 @@ describe("webhook deliveries and the workers' keys", () => {
     }
     expect(keyless.output()).not.toMatch(/does not open|no webhook key/);
     expect(wrong.output()).not.toMatch(/does not open/);
+    for (const child of [keyless, wrong, right]) expect(await stopWorker(child), child.output()).toBe(0);
+  });
+
+  it("a worker with the web's key tags a secret sealed before tags and moves its queued deliveries to its key", async () => {
+    const tenantId = await newTenant(db.sql, "legacy-keys");
+    const { subscription, secret } = await subscribe(db.sql, tenantId, receiver.url("/legacy-keys"), ["task.failed"]);
+    // As a subscription made before migration 0040 holds it: the same sealed bytes, without the tag.
+    const [row] = await db.sql<{ secret_sealed: string }[]>`
+      SELECT secret_sealed FROM webhook_subscriptions WHERE id = ${subscription.id}`;
+    const untagged = `v1.${row?.secret_sealed.split(".")[2]}`;
+    await db.sql`UPDATE webhook_subscriptions SET secret_sealed = ${untagged} WHERE id = ${subscription.id}`;
+    const queued = await sendWebhookTest({ sql: db.sql, actor: ACTOR }, { tenantId, subscriptionId: subscription.id });
+    const keyOf = async (runId: string) =>
+      (await db.sql<{ workflow_key: string }[]>`SELECT workflow_key FROM runs WHERE id = ${runId}`)[0]?.workflow_key;
+    expect(await keyOf(queued.runId)).toBe("runifold-webhook-delivery@1");
+
+    const right = start({ RUNIFOLD_WEBHOOK_KEY: KEY_MATERIAL });
+    await registrationOf(db.sql, right);
+    const [hook] = await waitFor(
+      () => receiver.at("/legacy-keys"),
+      (hooks) => hooks.length === 1,
+      { describe: "the queued delivery to arrive", timeoutMs: 30_000 },
+    );
+    // The receiver's secret did not change: only how it is sealed.
+    expect(new Webhook(secret).verify(hook?.body as string, hook?.headers as Record<string, string>)).toMatchObject({
+      type: "webhook.test",
+    });
+    const [after] = await db.sql<{ secret_sealed: string }[]>`
+      SELECT secret_sealed FROM webhook_subscriptions WHERE id = ${subscription.id}`;
+    expect(after?.secret_sealed.startsWith(`v2.${webhookKeyTag(KEY_MATERIAL)}.`)).toBe(true);
+    expect(await keyOf(queued.runId)).toBe(DELIVERY);
+    const next = await sendWebhookTest({ sql: db.sql, actor: ACTOR }, { tenantId, subscriptionId: subscription.id });
+    expect(await keyOf(next.runId)).toBe(DELIVERY);
+    expect(await stopWorker(right), right.output()).toBe(0);
   });
 });

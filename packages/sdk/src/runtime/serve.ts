@@ -6,6 +6,7 @@ import { type PublishOutcome, publishDefinitions } from "../definitions/publish"
 import type { Logger } from "../logger";
 import type { WorkerObserver } from "../telemetry/observer";
 import { createWebhookDeliveryWorkflows } from "../webhooks/delivery-workflow";
+import { tagLegacySecrets } from "../webhooks/tag-legacy-secrets";
 import type { WorkerWebhooks } from "../webhooks/worker-config";
 import { createWorker, type Worker } from "../worker";
 import { type AnyWorkflow, createRegistry } from "../workflow";
@@ -55,6 +56,13 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
   const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const published = await publishDefinitions(sql, workflows.map(describeDefinition), workerId);
   for (const outcome of published) logger.info("definition", { ...outcome });
+  if (options.webhooks) {
+    const { keyMaterial } = options.webhooks;
+    // Best effort: a worker that cannot tag still serves (the plain name keeps such deliveries going).
+    await tagLegacySecrets(sql, keyMaterial, logger).catch((error: Error) =>
+      logger.warn("webhooks: could not tag secrets sealed before key tags", { error: error.message }),
+    );
+  }
   const worker = createWorker({
     sql,
     leaseSql: options.leaseSql,

@@ -93,7 +93,7 @@ export function webhookPayload(delivery: DeliveryToSend, publicUrl: string | und
  * serves only the name of its own key's tag. A worker with another key, or none, never claims it;
  * the delivery stays queued (the stranded sweep says no worker serves it) until a worker with the
  * right key does. The plain name is for subscriptions sealed before tags: any worker with a key
- * serves them, as before (rotating such a secret moves its later deliveries to the tagged name).
+ * serves them, as before, until a worker whose key opens the secret tags it (tag-legacy-secrets.ts).
  */
 export function createWebhookDeliveryWorkflows(config: WebhookDeliveryConfig): AnyWorkflow[] {
   return [
