@@ -43,7 +43,8 @@ Environment:
                                 NEXTAUTH_SECRET). Webhooks are delivered only by workers with the
                                 web's key: without one this worker delivers none, and with another
                                 it claims none of the web's deliveries (they wait for a worker that
-                                has it). A team's worker needs neither; leave it unset.
+                                has it). A team's worker needs it only for approval receipts
+                                (ctx.requestApproval signs with a key sealed under it).
   RUNIFOLD_PUBLIC_URL           the console's URL, for the links in webhook payloads
   RUNIFOLD_WEBHOOK_ALLOW_PRIVATE  true: webhooks may go to http and private/loopback addresses
   OTEL_EXPORTER_OTLP_ENDPOINT   turn tracing on: spans of every attempt and step go there (OTLP over
