@@ -9,7 +9,8 @@ import {
 import { replayHistory } from "@runifold/sdk/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { logStep } from "../fixtures/engine-workflows";
+import { childPair, logStep } from "../fixtures/engine-workflows";
+import { spawnTs, waitForExit } from "../helpers/processes";
 import { engineStore, TENANT } from "./support/harness";
 
 /**
@@ -217,6 +218,47 @@ describe("child workflows", () => {
     expect(await store.stepRuns(started[0]?.id as string, "double")).toBe(1);
     expect(await resultOf(run.id)).toMatchObject({ structuredContent: { child: started[0]?.id, result: { value: 42 } } });
     expect(await store.events(run.id, "child_started")).toHaveLength(1);
+  });
+
+  it("keeps one set of children when the worker running parent and children is SIGKILLed mid-step", async () => {
+    const env = { DATABASE_URL: store.url, RUNIFOLD_LEASE_MS: "1500", RUNIFOLD_POLL_MS: "200" };
+    const victim = spawnTs("tests/helpers/test-worker-process.ts", env);
+    let survivor: ReturnType<typeof spawnTs> | undefined;
+    try {
+      const run = await store.create(childPair, { slowMs: 3_000 });
+      const logged = async (id: string) =>
+        (await store.sql<{ key: string }[]>`SELECT key FROM step_log WHERE run_id = ${id}`).map((row) => row.key);
+      // Every step is in flight in the victim: the parent's own, and each child's.
+      await expect
+        .poll(
+          async () => {
+            const started = await children(run.id);
+            const keys = [...(await logged(run.id)), ...(await Promise.all(started.map((child) => logged(child.id)))).flat()];
+            return keys.sort();
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual(["child-1", "child-2", "own"]);
+      victim.kill("SIGKILL");
+      await waitForExit(victim);
+      survivor = spawnTs("tests/helpers/test-worker-process.ts", env);
+      const done = await store.waitForStatus(run.id, ["completed", "failed"], 60_000);
+      expect(done.failure).toBeNull();
+      expect(await resultOf(run.id)).toMatchObject({ structuredContent: { values: [10, 20] } });
+      const started = await children(run.id);
+      expect(started.map((child) => [child.parent_key, child.status])).toEqual([
+        ["c1", "completed"],
+        ["c2", "completed"],
+      ]);
+      // At least once: each step in flight at the kill ran again, in the same runs.
+      expect(await logged(run.id)).toEqual(["own", "own"]);
+      for (const child of started) expect((await logged(child.id)).length).toBe(2);
+      expect(await store.events(run.id, "child_started")).toHaveLength(2);
+    } finally {
+      victim.kill("SIGKILL");
+      survivor?.kill("SIGTERM");
+      if (survivor) await waitForExit(survivor);
+    }
   });
 
   it("cancels the unfinished children and grandchildren of a cancelled run", async () => {
