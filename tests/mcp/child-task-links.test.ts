@@ -113,6 +113,8 @@ describe("child task links", () => {
     const legacyChild = await legacy.request("tasks/get", { taskId: children[0] });
     expect(legacyChild.body.result._meta).toEqual({ [LINKS]: { parentTaskId: parentId } });
 
+    const listed = (await legacy.request("tasks/list", {})).body.result.tasks.map((task: { taskId: string }) => task.taskId);
+    expect(listed).toEqual(expect.arrayContaining([parentId, ...children]));
     // Another tenant's key reaches neither task, so neither link.
     const stranger = await legacyRaw(server.url, otherToken).request("tasks/get", { taskId: children[0] });
     expect(stranger.body.error?.message).toBe("Failed to retrieve task: Task not found");
