@@ -15,6 +15,17 @@ const ZEnv = z
       .string()
       .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
       .optional(),
+    /**
+     * What sits between this process and PostgreSQL (@runifold/store pooler.ts; docs/deploy.md
+     * "Connection poolers"): `transaction` sends statements unnamed and moves LISTEN and the
+     * retention lock to RUNIFOLD_DIRECT_DATABASE_URL (polling and the fence alone without it).
+     */
+    RUNIFOLD_DB_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
+    /** The store without the pooler, for LISTEN and the retention cleaner's session lock. */
+    RUNIFOLD_DIRECT_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
     PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
     HOST: z.string().min(1).default("127.0.0.1"),
     RUNIFOLD_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
@@ -157,6 +168,10 @@ const ZEnv = z
     RUNIFOLD_ADMIN_MFA: z.enum(["required", "optional"]).default("required"),
     /** The key TOTP secrets are sealed with (lib/auth/mfa-secret.ts); default NEXTAUTH_SECRET. */
     RUNIFOLD_MFA_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  })
+  .refine((env) => !env.RUNIFOLD_DIRECT_DATABASE_URL || env.RUNIFOLD_DB_POOLER === "transaction", {
+    path: ["RUNIFOLD_DIRECT_DATABASE_URL"],
+    message: "only read with RUNIFOLD_DB_POOLER=transaction (other modes LISTEN on DATABASE_URL itself)",
   })
   .refine((env) => !env.RUNIFOLD_INSECURE_LOOPBACK_TENANT || ["127.0.0.1", "::1", "localhost"].includes(env.HOST), {
     path: ["RUNIFOLD_INSECURE_LOOPBACK_TENANT"],

@@ -1,4 +1,4 @@
-import type { SqlHandle } from "@runifold/store";
+import { type SqlHandle, sessionPool } from "@runifold/store";
 import postgres from "postgres";
 
 /**
@@ -8,7 +8,10 @@ import postgres from "postgres";
 const LOCK_KEY_SQL = "hashtextextended('runifold.retention', 0)";
 
 export type RetentionLock = {
-  /** The backend holding the lock (tests terminate it to simulate a partitioned cleaner). */
+  /**
+   * The backend holding the lock (tests terminate it to simulate a partitioned cleaner); 0 when no
+   * session lock could be taken (a transaction pooler without a direct URL: the fence alone).
+   */
   backendPid: number;
   release(): Promise<void>;
 };
@@ -47,9 +50,17 @@ function lockClient(sql: postgres.Sql): postgres.Sql {
  * transaction. If the connection dies, Postgres drops the lock and another cleaner may start —
  * which is why every batch also checks the fencing epoch (see purge-batch.ts): losing the lock
  * must never let a stale cleaner delete.
+ *
+ * Behind a transaction-mode pooler (RUNIFOLD_DB_POOLER=transaction) a session lock through the
+ * pooler would stay on whichever server session ran it — held for ever, or re-granted to another
+ * cleaner sharing that session — so it is taken on the direct URL's pool; without one there is no
+ * session to hold it and the fence alone decides: every pass takes a new epoch, so a newer pass
+ * stops an older one at its next batch ("fenced") and no two ever delete under the same epoch.
  */
 export async function tryRetentionLock(sql: postgres.Sql): Promise<RetentionLock | undefined> {
-  const conn = lockClient(sql);
+  const session = sessionPool(sql);
+  if (!session) return { backendPid: 0, release: async () => {} };
+  const conn = lockClient(session);
   try {
     const rows = await conn.unsafe<{ locked: boolean; pid: number }[]>(
       `SELECT pg_try_advisory_lock(${LOCK_KEY_SQL}) AS locked, pg_backend_pid() AS pid`,

@@ -1,4 +1,5 @@
 import { CHANNELS, taskIdsOf } from "@runifold/sdk";
+import { sessionPool } from "@runifold/store";
 import type postgres from "postgres";
 
 type Listener = () => void;
@@ -8,6 +9,10 @@ type Listener = () => void;
  * re-read the store on every call: a notification only says "look again", it never carries state,
  * so a lost or duplicated one cannot show a transition the store did not commit. On reconnect every
  * subscriber is poked, since notifications sent while disconnected are gone.
+ *
+ * The LISTEN runs on the pool's session pool (RUNIFOLD_DB_POOLER, @runifold/store pooler.ts): behind
+ * a transaction-mode pooler the direct URL's, and without one nothing listens — LISTEN through such
+ * a pooler succeeds and then delivers nothing — so every waiter lives on its own polling fallback.
  */
 export type TaskFeed = { subscribe(taskId: string, listener: Listener): () => void };
 
@@ -23,7 +28,12 @@ export function getTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
   return feed;
 }
 
-async function createTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
+/** Behind a transaction pooler without a direct URL: subscribers are never woken, they poll. */
+const POLLING_ONLY: TaskFeed = { subscribe: () => () => {} };
+
+async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
+  const sql = sessionPool(pool);
+  if (!sql) return POLLING_ONLY;
   const listeners = new Map<string, Set<Listener>>();
   const pokeAll = () => {
     for (const set of listeners.values()) for (const listener of set) listener();

@@ -3,7 +3,7 @@
 // environment, maps HOST onto the variable server.js binds, waits until the store is migrated —
 // the web never migrates: that is the one-shot migrate job — and then hands over to server.js.
 import { createLogger, readSchemaStatus } from "@runifold/sdk";
-import { describeConnectionUrl } from "@runifold/store";
+import { describeConnectionUrl, poolerPoolOptions } from "@runifold/store";
 import postgres from "postgres";
 import { readEnv } from "../../lib/env";
 
@@ -45,6 +45,8 @@ async function waitForSchema(): Promise<void> {
     connect_timeout: 10,
     onnotice: () => {},
     connection: { application_name: "runifold-web-start" },
+    // Behind a transaction pooler (RUNIFOLD_DB_POOLER): unnamed statements, as the web's own pool.
+    ...poolerPoolOptions({ mode: env.RUNIFOLD_DB_POOLER }),
   });
   let lastReason = "";
   let remindedAt = 0;

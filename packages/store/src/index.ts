@@ -16,5 +16,6 @@ export {
 export { firstContact } from "./first-contact";
 export { listMigrations, MIGRATIONS_DIR, migrate, migrationsApplied } from "./migrate";
 export { MIGRATION_TAGS } from "./migration-tags";
+export { DB_POOLER_MODES, type DbPooler, type DbPoolerMode, poolerPoolOptions, sessionPool } from "./pooler";
 export { createRuntimeLogins, type RuntimeKind, type RuntimeLogin, scramVerifier } from "./runtime-roles";
 export { isUniqueViolation, isUuid, jsonParam, PREPARED } from "./sql";

@@ -32,6 +32,9 @@ Environment:
                                 waiting for the disk; a crash can only make a run claimable again
   RUNIFOLD_TENANT_SHARE         the share of the fleet's slots one tenant may hold at once when it has
                                 no max_concurrent_runs of its own (default 0.75; 1: no cap)
+  RUNIFOLD_DB_POOLER            none | session (default none): session when DATABASE_URL is a
+                                session-mode pooler (claims then run without their plan settings
+                                and commit synchronously); workers never go through transaction mode
   RUNIFOLD_LOG_LEVEL            debug | info | warn | error | silent (default info; JSON lines on stderr)
   RUNIFOLD_METRICS_PORT         serve Prometheus metrics on GET /metrics at this port (0: any free
                                 port, logged); unset: no metrics server
@@ -153,17 +156,19 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   // Claims and renewals only (worker.ts `leaseSql`); two connections: one claim and one renewal at a
   // time is the norm. Their statements keep one generic plan per connection, held to index probes
   // (claim-runs.ts `LEASE_PLAN_SETTINGS`). Asynchronous commit unless RUNIFOLD_LEASE_COMMIT=sync
-  // (docs/architecture.md, "Commit durability per statement").
+  // (docs/architecture.md, "Commit durability per statement"). Both are startup parameters, which a
+  // pooler refuses ("unsupported startup parameter: plan_cache_mode", PgBouncer), so a worker behind
+  // one (RUNIFOLD_DB_POOLER=session) goes without them.
+  const leaseSettings =
+    env.RUNIFOLD_DB_POOLER === "session"
+      ? {}
+      : { ...LEASE_PLAN_SETTINGS, ...(env.RUNIFOLD_LEASE_COMMIT === "async" ? { synchronous_commit: "off" } : {}) };
   const leaseSql = postgres(env.DATABASE_URL, {
     max: 2,
     idle_timeout: 30,
     connect_timeout: 10,
     onnotice: () => {},
-    connection: {
-      application_name: "runifold-worker-lease",
-      ...LEASE_PLAN_SETTINGS,
-      ...(env.RUNIFOLD_LEASE_COMMIT === "async" ? { synchronous_commit: "off" } : {}),
-    },
+    connection: { application_name: "runifold-worker-lease", ...leaseSettings },
   });
   const endPools = (timeout: number) => Promise.all([sql.end({ timeout }), leaseSql.end({ timeout })]);
   try {

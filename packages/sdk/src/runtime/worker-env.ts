@@ -20,6 +20,18 @@ const WorkerEnv = z.object({
    * claim, which makes the run claimable again); sync: every commit waits for the disk.
    */
   RUNIFOLD_LEASE_COMMIT: z.enum(["async", "sync"]).default("async"),
+  /**
+   * none: DATABASE_URL is the server itself; session: a session-mode pooler (the lease pool then
+   * sends no extra startup parameters, which PgBouncer refuses). Transaction pooling is the web's
+   * (docs/deploy.md "Connection poolers"): a worker LISTENs and runs long sessions of claims.
+   */
+  RUNIFOLD_DB_POOLER: z
+    .enum(["none", "session", "transaction"])
+    .default("none")
+    .refine((mode) => mode !== "transaction", {
+      message: "transaction is for the web tier; connect workers directly (none) or through a session-mode pooler (session)",
+    })
+    .transform((mode) => mode as "none" | "session"),
   RUNIFOLD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Serve GET /metrics on this port (0: any free port, logged); unset: no metrics server. */
   RUNIFOLD_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
