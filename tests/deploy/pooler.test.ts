@@ -89,6 +89,39 @@ describe.skipIf(skip)("behind PgBouncer", () => {
     }
   });
 
+  it("transaction mode with the setting: a burst of 20 creations and 10 answered approvals through the pooler completes with 0 errors", async () => {
+    const web = webPool(transaction.url, { mode: "transaction", directUrl: store.url });
+    const server = await startMcpTestServer(web, { worker: false });
+    const worker = await startShippedWorker(store.sql);
+    try {
+      const client = modernClient(server.url, { token });
+      const reports = Array.from({ length: 20 }, (_, i) =>
+        client.result("tools/call", { name: "durable_report", arguments: { report_id: `burst-${i}`, settle_ms: 0 } }),
+      );
+      const approvals = Array.from({ length: 10 }, async (_, i) => {
+        const created = await client.result("tools/call", {
+          name: "approve_expense",
+          arguments: { expense_id: `B-${i}`, amount: i + 1 },
+        });
+        await client.waitFor(created.taskId, ["input_required"]);
+        await client.result("tasks/update", {
+          taskId: created.taskId,
+          inputResponses: { decision: { action: "accept", content: { decision: "approve", comment: `ok ${i}` } } },
+        });
+        return created;
+      });
+      const created = await Promise.all([...reports, ...approvals]);
+      const done = await Promise.all(
+        created.map((task) => client.waitFor(task.taskId, ["completed", "failed", "cancelled"], 60_000)),
+      );
+      expect(done.filter((task) => task.status !== "completed")).toEqual([]);
+      expect(done.slice(20).map((task) => task.result.structuredContent.decision)).toEqual(Array(10).fill("approved"));
+    } finally {
+      await server.close();
+      await worker.stop(500);
+    }
+  }, 90_000);
+
   it("transaction mode with the setting: notifications reach the web through the direct URL, and so does the retention lock", async () => {
     const web = webPool(transaction.url, { mode: "transaction", directUrl: store.url });
     const taskId = "00000000-0000-4000-8000-0000000000a1";

@@ -75,13 +75,19 @@ export async function startPgBouncer(
     output += chunk;
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await waitForValue(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${output}`);
-      return (await canConnect(listenPort)) || undefined;
-    },
-    { timeoutMs: 10_000, describe: `pgbouncer to listen on ${listenPort}` },
-  );
+  try {
+    await waitForValue(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${output}`);
+        return (await canConnect(listenPort)) || undefined;
+      },
+      { timeoutMs: 10_000, describe: `pgbouncer to listen on ${listenPort}` },
+    );
+  } catch (error) {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const auth = secret ? `${user}:${password}` : user;
   return {
     url: `postgres://${auth}@127.0.0.1:${listenPort}/${encodeURIComponent(database)}`,
