@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=throughput,latency,claims,mcp,list,physical]`
+// `npm run bench [-- --quick] [-- --only=throughput,latency,claims,mcp,reference,list,physical]`
 // Starts the embedded Postgres "bench-pg" (or uses BENCH_DATABASE_URL, an admin URL on which
 // databases may be created), runs each benchmark, prints one line per figure and writes
 // bench/results/latest.json. Goals (bench/lib/goals.ts) are reported with met/missed, never enforced; a
@@ -15,6 +15,7 @@ import { Report } from "./lib/report";
 import { benchListQuery } from "./list-query";
 import { benchMcpHttp } from "./mcp-http";
 import { benchPhysical } from "./physical";
+import { benchReferenceServer } from "./reference-server";
 import { benchThroughput, type ThroughputSummary } from "./throughput";
 
 const args = process.argv.slice(2);
@@ -78,6 +79,7 @@ async function main() {
     if (wants("physical")) steps.push(["physical", () => benchPhysical(ctx, throughput)]);
     if (wants("list")) steps.push(["list", () => benchListQuery(ctx)]);
     if (wants("mcp")) steps.push(["mcp", () => benchMcpHttp(ctx)]);
+    if (wants("reference")) steps.push(["reference", () => benchReferenceServer(ctx)]);
     for (const [name, step] of steps) {
       const started = Date.now();
       ran.add(name);

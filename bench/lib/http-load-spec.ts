@@ -8,6 +8,11 @@ export type HttpLoadSpec = {
   connections: number;
   seconds: number;
   requests: LoadRequest[];
+  /**
+   * Give each request a JSON-RPC id of its own (a counter in the load process): a server that keeps
+   * sessions maps answers to requests by id, so the same id in flight twice on one session collides.
+   */
+  freshIds?: boolean;
   /** "task-status": before and after the load, the first request must answer a JSON-RPC result with a task status. */
   check?: "task-status";
 };

@@ -1,11 +1,12 @@
 // Sustained HTTP load for bench/mcp-http.ts: autocannon (a maintained load generator, used as a library)
 // in its own process, so the load generator's CPU is not the bench's or the server's event loop.
-// BENCH_HTTP_SPEC (JSON): { url, connections, seconds, requests: [{ method, headers, body }], check? }.
+// BENCH_HTTP_SPEC (JSON): { url, connections, seconds, requests: [{ method, headers, body }], freshIds?, check? }.
 // check "task-status": before and after the load, one fetch of the first request must answer a JSON-RPC
 // result with a task status (autocannon counts status codes only, and a JSON-RPC error is a 200).
 // Writes req/s, latency percentiles, errors and status codes to BENCH_RESULT_FILE.
 import autocannon from "autocannon";
 import type { HttpLoadSpec, LoadRequest } from "../lib/http-load-spec";
+import { jsonRpcAnswer } from "../lib/json-rpc-body";
 import { writeFailure, writeResult } from "../lib/result-file";
 
 const spec = JSON.parse(process.env.BENCH_HTTP_SPEC ?? "{}") as HttpLoadSpec;
@@ -13,14 +14,22 @@ const spec = JSON.parse(process.env.BENCH_HTTP_SPEC ?? "{}") as HttpLoadSpec;
 async function check() {
   const first = spec.requests[0] as LoadRequest;
   const response = await fetch(spec.url, first);
-  const body = (await response.json()) as { result?: { status?: string }; error?: { message?: string } };
+  const body = await jsonRpcAnswer(response);
   if (!body.result?.status) throw new Error(`tasks/get answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
 }
 
 try {
   if (spec.check === "task-status") await check();
   // Request methods arrive as plain strings from the parent's JSON; autocannon types them as a union.
-  const requests = spec.requests as autocannon.Request[];
+  let nextId = 1;
+  const requests = (
+    spec.freshIds
+      ? spec.requests.map((request) => ({
+          ...request,
+          setupRequest: (req: autocannon.Request) => ({ ...req, body: request.body.replace(/"id":\d+/, `"id":${nextId++}`) }),
+        }))
+      : spec.requests
+  ) as autocannon.Request[];
   const options = { url: spec.url, connections: spec.connections, pipelining: 1, requests };
   // Warm-up (JIT, pools, prepared statements), not recorded: one second at the same concurrency.
   await autocannon({ ...options, duration: 1 });
