@@ -143,6 +143,25 @@ const unkeyedFanOut = defineWorkflow({
   },
 });
 
+/** Ends at once: many of them, on two workers, end close to their parents' parks. */
+const instant = defineWorkflow({
+  name: "instant",
+  version: 1,
+  input: z.object({}),
+  async run() {
+    return { content: [], structuredContent: { ok: true } };
+  },
+});
+const quickParent = defineWorkflow({
+  name: "quick-parent",
+  version: 1,
+  input: z.object({}),
+  async run(ctx) {
+    for (const key of ["a", "b", "c"]) await ctx.child(instant, {}, { key }).result();
+    return { content: [] };
+  },
+});
+
 async function children(parentId: string) {
   return store.sql<{ id: string; tenant_id: string; parent_key: string; status: string }[]>`
     SELECT id, tenant_id, parent_key, status FROM runs WHERE parent_run_id = ${parentId} ORDER BY parent_key`;
@@ -336,6 +355,17 @@ describe("child workflows", () => {
     expect(history?.operations.filter((operation) => operation.kind === "child")).toHaveLength(3);
     const replayed = await replayHistory(fanOut, history as NonNullable<typeof history>);
     expect(replayed).toMatchObject({ reachedEnd: false, result: { structuredContent: { values: [2, 4, 6] } } });
+  });
+
+  it("completes 40 parents of three sequential children that end at once, on two workers (race: child-wake-race.test.ts)", async () => {
+    await store.startWorker([quickParent, instant]);
+    await store.startWorker([quickParent, instant]);
+    const runs = await Promise.all(Array.from({ length: 40 }, () => store.create(quickParent, {})));
+    const ended = await Promise.all(runs.map((run) => store.waitForStatus(run.id, ["completed", "failed"], 30_000)));
+    expect(ended.map((run) => run.status)).toEqual(runs.map(() => "completed"));
+    const [count] = await store.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM runs WHERE parent_run_id = ANY(${runs.map((run) => run.id)}::uuid[])`;
+    expect(count?.n).toBe(120);
   });
 
   it("refuses a second unkeyed child of one workflow in a parallel section, naming the way out", async () => {
