@@ -1,10 +1,7 @@
 import { createRun } from "@runifold/sdk";
-import { claimRuns } from "@runifold/sdk/testing";
+import { awaitChildren, claimRuns, startChild } from "@runifold/sdk/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { awaitChildren } from "../../packages/sdk/src/ops/await-children";
-import { startChild } from "../../packages/sdk/src/ops/start-child";
-import type { Lease } from "../../packages/sdk/src/ops/types";
 import { engineStore, TENANT } from "./support/harness";
 
 /**
@@ -25,6 +22,8 @@ afterAll(async () => {
 });
 
 /** A leased parent (as a worker holds it) with one started child. */
+type Lease = { runId: string; workerId: string; attempt: number; leaseMs: number };
+
 async function parentWithChild(name: string): Promise<{ lease: Lease; childId: string }> {
   const parent = await createRun(store.sql, { tenantId: TENANT, workflowName: name, workflowVersion: 1, input: {} });
   const [claimed] = await claimRuns(store.sql, { workerId: "race", workflowKeys: [`${name}@1`], limit: 1, leaseMs: 60_000 });

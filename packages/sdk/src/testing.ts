@@ -6,6 +6,7 @@
  * without a worker. Production code never imports this door (lint keeps it to tests/ and bench/).
  */
 
+export { awaitChildren } from "./ops/await-children";
 export { checkpointSteps } from "./ops/checkpoint-step";
 export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
 export { finishRun, finishRuns } from "./ops/finish-run";
@@ -14,6 +15,7 @@ export { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
 export { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
 export { renewLease } from "./ops/renew-lease";
 export { reportProgress } from "./ops/report-progress";
+export { startChild } from "./ops/start-child";
 export type { HistoryOperation, OperationKind, RunHistory } from "./replay/history-format";
 export type { ReplayedOperation, ReplayReport } from "./testing/replay-history";
 export { ReplayDivergence, replayHistory } from "./testing/replay-history";
