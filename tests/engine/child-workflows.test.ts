@@ -162,6 +162,17 @@ const quickParent = defineWorkflow({
   },
 });
 
+/** Starts a child and returns without awaiting anything of it (fire and forget). */
+const forgetful = defineWorkflow({
+  name: "forgetful-parent",
+  version: 1,
+  input: z.object({}),
+  async run(ctx) {
+    ctx.child(double, { n: 5 });
+    return { content: [] };
+  },
+});
+
 async function children(parentId: string) {
   return store.sql<{ id: string; tenant_id: string; parent_key: string; status: string }[]>`
     SELECT id, tenant_id, parent_key, status FROM runs WHERE parent_run_id = ${parentId} ORDER BY parent_key`;
@@ -366,6 +377,17 @@ describe("child workflows", () => {
     const [count] = await store.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM runs WHERE parent_run_id = ANY(${runs.map((run) => run.id)}::uuid[])`;
     expect(count?.n).toBe(120);
+  });
+
+  it("records a child started and never awaited before the parent ends, and the child runs on", async () => {
+    await store.startWorker([forgetful, double]);
+    const runs = await Promise.all(Array.from({ length: 5 }, () => store.create(forgetful, {})));
+    for (const run of runs) {
+      expect((await store.waitForStatus(run.id, ["completed", "failed"])).status).toBe("completed");
+      const started = await children(run.id);
+      expect(started).toHaveLength(1);
+      await store.waitForStatus(started[0]?.id as string, "completed");
+    }
   });
 
   it("refuses a second unkeyed child of one workflow in a parallel section, naming the way out", async () => {

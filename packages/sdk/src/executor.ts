@@ -1,5 +1,6 @@
 import type { SqlHandle } from "@runifold/store";
 import { type Attempt, createReplayContext } from "./context";
+import { settleChildStarts } from "./context/child";
 import { dbClockFrom } from "./db-clock";
 import {
   AttemptEnded,
@@ -133,6 +134,8 @@ export async function executeRun(
       },
     };
     const result = await runInAttemptScope(scope, () => definition.run(created.ctx, input));
+    // A child started and not awaited is recorded (or refused) before the run ends (context/child.ts).
+    await settleChildStarts(attempt);
     if (attempt.misuse) return await failWith(deps, run, fail, attempt.misuse, attempt);
     if (attempt.suspended) return "suspended";
     if (abort.signal.aborted) throw abort.signal.reason;

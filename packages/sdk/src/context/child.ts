@@ -113,6 +113,16 @@ async function recordStart(
   }
 }
 
+/**
+ * Waits until no child start of this attempt is on its way to the store (executor.ts, before the
+ * run's terminal write): a child started and never awaited — fire and forget — is then either
+ * recorded before the parent ends, or refused with the parent's lease, never left to the race.
+ */
+export async function settleChildStarts(attempt: Attempt): Promise<void> {
+  const scope = scopes.get(attempt);
+  while (scope && scope.starts.size > 0) await Promise.allSettled([...scope.starts]);
+}
+
 /** `handle.result()`: the recorded end, or a wait batched with the attempt's other child waits. */
 async function awaitResult(attempt: Attempt, key: string, started: Promise<ChildStart>): Promise<WorkflowResult> {
   const start = await started;
