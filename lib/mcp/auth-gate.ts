@@ -4,7 +4,14 @@ import type { ApiKeyWithTenant } from "../../db/queries/api-keys";
 import type { RouteRow } from "../../db/queries/routes";
 import { findTenantBySlug } from "../../db/queries/tenants";
 import { apiKeyIdOf, isLoopbackRequest, type Principal, principalOfKey, SCOPES, verifyAccessToken, verifyApiKey } from "../auth";
-import { DEFAULT_MAX_ACTIVE_TASKS_PER_KEY, readApiKeyWithRoute, readApiKeyWithTask, type TaskRecord } from "../tasks";
+import {
+  DEFAULT_MAX_ACTIVE_TASKS_PER_KEY,
+  readApiKeyWithRoute,
+  readApiKeyWithSession,
+  readApiKeyWithTask,
+  type SessionAhead,
+  type TaskRecord,
+} from "../tasks";
 import { jsonResponse } from "./json-rpc";
 
 export type GateConfig = {
@@ -33,11 +40,21 @@ export type PrefetchedTask = { taskId: string; record: TaskRecord | undefined };
 /** A tool the gate read with the credential (modern tools/call): its route (undefined = not routed) and the cap check. */
 export type PrefetchedTool = { toolName: string; route: RouteRow | undefined; atCap: boolean };
 
+/** The legacy session the gate read with the credential: `session` undefined = not this credential's live one. */
+export type PrefetchedSession = { sessionSha256: string; session: SessionAhead | undefined };
+
+/**
+ * What a legacy request names in its body and Mcp-Session-Id, for the gate to read with the key
+ * (legacy/read-ahead.ts): the session, and the task of a tasks/get.
+ */
+export type LegacyReadAhead = { sessionSha256: string; taskId?: string; ttlMs: number; slideEveryMs: number };
+
 export type Authenticated = {
   principal: Principal;
   reauthorize: () => Promise<Principal | undefined>;
   prefetchedTask?: PrefetchedTask;
   prefetchedTool?: PrefetchedTool;
+  prefetchedSession?: PrefetchedSession;
 };
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -79,7 +96,11 @@ export function bearerToken(header: string | null): string {
  * malformed, unknown, revoked and expired credentials; no handler runs). The tenant comes from the
  * credential alone.
  */
-export async function authenticate(request: Request, config: GateConfig): Promise<Authenticated | Response> {
+export async function authenticate(
+  request: Request,
+  config: GateConfig,
+  legacy?: LegacyReadAhead,
+): Promise<Authenticated | Response> {
   const origin = request.headers.get("origin");
   if (origin !== null && !config.allowedOrigins.includes(origin)) {
     return jsonResponse({ error: "forbidden_origin", message: "Origin not allowed" }, 403);
@@ -89,7 +110,7 @@ export async function authenticate(request: Request, config: GateConfig): Promis
   const token = bearerToken(header);
   const verify = credentialVerifier(config);
   const keyId = apiKeyIdOf(token);
-  const ahead = keyId ? await readAhead(config, keyId, request.headers) : undefined;
+  const ahead = keyId ? await readAhead(config, keyId, request.headers, legacy) : undefined;
   const principal = !token ? undefined : ahead ? principalOfKey(config.sql, token, ahead.key) : await verify(token);
   if (!principal) {
     if (token) config.logger.warn("mcp authentication failed", { credential: describeCredential(token) });
@@ -100,7 +121,7 @@ export async function authenticate(request: Request, config: GateConfig): Promis
 
 type ReadAhead = {
   key: ApiKeyWithTenant | undefined;
-  prefetched: Pick<Authenticated, "prefetchedTask" | "prefetchedTool">;
+  prefetched: Pick<Authenticated, "prefetchedTask" | "prefetchedTool" | "prefetchedSession">;
 };
 
 /**
@@ -110,10 +131,15 @@ type ReadAhead = {
  * authenticates as usual. The body still decides: a method uses the read only for the same id or
  * name, and the envelope check refuses a request whose headers and body disagree (-32020).
  */
-async function readAhead(config: GateConfig, keyId: string, headers: Headers): Promise<ReadAhead | undefined> {
+async function readAhead(
+  config: GateConfig,
+  keyId: string,
+  headers: Headers,
+  legacy: LegacyReadAhead | undefined,
+): Promise<ReadAhead | undefined> {
   const method = headers.get("mcp-method");
   const name = headers.get("mcp-name");
-  if (!name) return undefined;
+  if (!name) return legacy ? readLegacyAhead(config, keyId, legacy) : undefined;
   if (method === "tasks/get") {
     const read = await readApiKeyWithTask(config.sql, { keyId, taskId: name });
     return { key: read?.key, prefetched: { prefetchedTask: { taskId: name, record: read?.task } } };
@@ -125,6 +151,14 @@ async function readAhead(config: GateConfig, keyId: string, headers: Headers): P
     return { key: read?.key, prefetched: { prefetchedTool } };
   }
   return undefined;
+}
+
+/** A legacy request's session (and tasks/get's task) read with the key: readApiKeyWithSession. */
+async function readLegacyAhead(config: GateConfig, keyId: string, legacy: LegacyReadAhead): Promise<ReadAhead> {
+  const read = await readApiKeyWithSession(config.sql, { keyId, ...legacy });
+  const prefetchedSession = { sessionSha256: legacy.sessionSha256, session: read?.session };
+  const prefetchedTask = legacy.taskId === undefined ? undefined : { taskId: legacy.taskId, record: read?.task };
+  return { key: read?.key, prefetched: { prefetchedSession, ...(prefetchedTask ? { prefetchedTask } : {}) } };
 }
 
 /** API keys by their prefix; anything else is an OAuth access token, when OAuth is on. */

@@ -3,8 +3,10 @@ import type postgres from "postgres";
 import type { CappedBody } from "../http-api";
 import { authenticate, type GateOAuth } from "./auth-gate";
 import type { CredentialLimits } from "./credential-budgets";
-import { handleMcpPost } from "./handle-mcp-request";
+import { handleMcpPost, isJsonRequest, readMcpBody } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
+import { legacyReadAhead } from "./legacy/read-ahead";
+import { SESSION_HEADER } from "./legacy/session";
 
 /**
  * POST /api/mcp. `body`: the request's body when a wrapper read it already (readMcpBody, the same
@@ -44,17 +46,24 @@ export type McpHandlerDeps = {
  * both bind this one function.
  */
 export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
-  return async function handleMcp(request: Request, body?: CappedBody): Promise<Response> {
+  return async function handleMcp(request: Request, read?: CappedBody): Promise<Response> {
     const sql = deps.sql();
-    const gate = await authenticate(request, {
-      sql,
-      logger: deps.logger,
-      allowedOrigins: deps.allowedOrigins,
-      insecureLoopbackTenant: deps.insecureLoopbackTenant,
-      host: deps.host,
-      oauth: deps.oauth,
-      maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
-    }).catch((error) => {
+    // A legacy request in a session is read before authentication (under the same cap) when no
+    // wrapper read it: its body names what the gate reads with the key (legacy/read-ahead.ts).
+    const body = read ?? (request.headers.has(SESSION_HEADER) && isJsonRequest(request) ? await readMcpBody(request) : undefined);
+    const gate = await authenticate(
+      request,
+      {
+        sql,
+        logger: deps.logger,
+        allowedOrigins: deps.allowedOrigins,
+        insecureLoopbackTenant: deps.insecureLoopbackTenant,
+        host: deps.host,
+        oauth: deps.oauth,
+        maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
+      },
+      legacyReadAhead(request, body),
+    ).catch((error) => {
       deps.logger.error("authentication unavailable", { error: (error as Error).message });
       return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
     });
@@ -75,6 +84,7 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
         signal: request.signal,
         prefetchedTask: gate.prefetchedTask,
         prefetchedTool: gate.prefetchedTool,
+        prefetchedSession: gate.prefetchedSession,
       },
       body,
     );

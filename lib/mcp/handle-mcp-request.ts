@@ -18,14 +18,18 @@ export function readMcpBody(request: Request): Promise<CappedBody> {
   return readCappedBody(request, MAX_BODY_BYTES);
 }
 
+/** A POST whose Content-Type says JSON: the only kind whose body is read. */
+export function isJsonRequest(request: Request): boolean {
+  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
+}
+
 /**
  * POST /api/mcp after authentication: read and parse the body, pick the era, run the leg, and turn
  * every failure into a protocol answer. Nothing internal reaches the client: unexpected errors are
  * logged and answered with a generic -32603.
  */
 export async function handleMcpPost(deps: McpDeps, call: McpCall, readAlready?: CappedBody): Promise<Response> {
-  const contentType = call.request.headers.get("content-type") ?? "";
-  if (!contentType.toLowerCase().startsWith("application/json")) {
+  if (!isJsonRequest(call.request)) {
     return jsonResponse(rpcError(null, RPC.invalidRequest, "Content-Type must be application/json"), 415);
   }
   // Read while counting: a chunked body, or one whose Content-Length lies, is cut off at the cap

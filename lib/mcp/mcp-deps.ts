@@ -1,7 +1,7 @@
 import type { Logger } from "@runifold/sdk";
 import type postgres from "postgres";
 import type { Principal } from "../auth";
-import type { PrefetchedTask, PrefetchedTool } from "./auth-gate";
+import type { PrefetchedSession, PrefetchedTask, PrefetchedTool } from "./auth-gate";
 import type { CredentialLimits } from "./credential-budgets";
 import type { LegacySession } from "./legacy/session-record";
 
@@ -25,10 +25,12 @@ export type McpCall = {
   principal: Principal;
   request: Request;
   signal: AbortSignal;
-  /** A task the auth gate read together with the credential (auth-gate.ts, modern tasks/get). */
+  /** A task the auth gate read together with the credential (auth-gate.ts: tasks/get of either era). */
   prefetchedTask?: PrefetchedTask;
   /** A tool's route and the credential's cap check, read together with the credential (modern tools/call). */
   prefetchedTool?: PrefetchedTool;
+  /** The legacy session the gate read together with the credential (legacy/read-ahead.ts), for attachSession. */
+  prefetchedSession?: PrefetchedSession;
   /** The legacy session the request named (Mcp-Session-Id), when it named one; never on the modern leg. */
   session?: LegacySession;
 };

@@ -10,7 +10,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { CappedBody } from "../http-api";
-import { isModernMessage, jsonAnswerOf, MAX_BODY_BYTES, type McpPostHandler, readMcpBody } from "../mcp";
+import { isJsonRequest, isModernMessage, jsonAnswerOf, MAX_BODY_BYTES, type McpPostHandler, readMcpBody } from "../mcp";
 import { type McpEraLabel, type McpMethodLabel, type McpOutcome, mcpMethodLabel, recordMcpRequest } from "../metrics";
 
 /** Peeked bodies past this are labelled invalid (the handler answers them 413 without parsing). */
@@ -61,10 +61,6 @@ export function observeMcpRequests(handler: McpPostHandler): (request: Request) 
       span.end();
     }
   };
-}
-
-function isJsonRequest(request: Request): boolean {
-  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
 }
 
 function peekMessage(request: Request, read: CappedBody | undefined): Peek {

@@ -10,6 +10,7 @@ export { parseInputFilter } from "./input-filter";
 export { type ChildLinks, readChildLinks } from "./queries/child-links";
 export { readApiKeyWithRoute } from "./queries/key-and-route";
 export { readApiKeyWithTask } from "./queries/key-and-task";
+export { readApiKeyWithSession, type SessionAhead } from "./queries/key-session-task";
 export type { TaskListPosition } from "./queries/key-task-list";
 export { listKeyTasks } from "./queries/key-task-list";
 export type { MetricsSnapshot } from "./queries/metrics-snapshot";

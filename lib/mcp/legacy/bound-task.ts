@@ -1,6 +1,13 @@
 import type { SqlHandle } from "@runifold/store";
 import type { Principal } from "../../auth";
-import { isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
+import {
+  bindTaskHandle,
+  isTerminalTaskStatus,
+  presentBoundTask,
+  readBoundTaskHandle,
+  type TaskRecord,
+  taskStatus,
+} from "../../tasks";
 import { McpError, RPC } from "../json-rpc";
 import { taskFields } from "../task-shapes";
 
@@ -42,6 +49,20 @@ export async function requireBoundTask(
   const record = await readBoundTask(sql, principal, taskId, method);
   if (!record) throw taskNotFound();
   return record;
+}
+
+/** requireBoundTask on a record the gate read with the credential (auth-gate.ts): the same binding, no read. */
+export async function bindPrefetchedTask(
+  sql: SqlHandle,
+  principal: Principal,
+  taskId: string,
+  record: TaskRecord | undefined,
+  method: string,
+): Promise<TaskRecord> {
+  const handle = { tenantId: principal.tenantId, keyId: principal.keyId, taskId, lookup: { method, actor: principal.actor } };
+  const bound = await presentBoundTask(sql, handle, bindTaskHandle(sql, handle, record));
+  if (!bound) throw taskNotFound();
+  return bound;
 }
 
 /**

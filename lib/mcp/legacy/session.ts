@@ -27,7 +27,7 @@ import type { LegacySession } from "./session-record";
  */
 export const SESSION_HEADER = "mcp-session-id";
 export const SESSION_IDLE_TTL_MS = 24 * 60 * 60_000;
-const SLIDE_EVERY_MS = 60 * 60_000;
+export const SLIDE_EVERY_MS = 60 * 60_000;
 /** Longer than any ID we mint (43 characters); anything else cannot be ours. */
 const MAX_SESSION_ID_CHARS = 200;
 
@@ -70,13 +70,25 @@ export async function attachSession(deps: McpDeps, call: McpCall, body: unknown)
   const id = raw.trim();
   if (!wellFormedSessionId(id)) return sessionNotFound();
   const idSha256 = sessionDigest(id);
-  const row = await touchMcpSession(deps.sql, {
-    idSha256,
-    tenantId: call.principal.tenantId,
-    keyId: call.principal.keyId,
-    ttlMs: SESSION_IDLE_TTL_MS,
-    slideEveryMs: SLIDE_EVERY_MS,
-  });
+  const touch = () =>
+    touchMcpSession(deps.sql, {
+      idSha256,
+      tenantId: call.principal.tenantId,
+      keyId: call.principal.keyId,
+      ttlMs: SESSION_IDLE_TTL_MS,
+      slideEveryMs: SLIDE_EVERY_MS,
+    });
+  // Read with the key by the gate already (read-ahead.ts): slid only when due, by the same statement as otherwise.
+  const ahead = call.prefetchedSession?.sessionSha256 === idSha256 ? call.prefetchedSession.session : null;
+  if (ahead === undefined) return sessionNotFound();
+  if (ahead) {
+    if (ahead.needsSlide) await touch();
+    return {
+      ...call,
+      session: { idSha256, protocolVersion: ahead.protocolVersion, clientCapabilities: ahead.clientCapabilities },
+    };
+  }
+  const row = await touch();
   if (!row) return sessionNotFound();
   return { ...call, session: { idSha256, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities } };
 }

@@ -1,6 +1,6 @@
 import type { McpCall, McpDeps } from "../mcp-deps";
 import { taskLinksMeta } from "../task-shapes";
-import { legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
+import { bindPrefetchedTask, legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
 
 /**
  * tasks/get: the flat Task (`ttl`, `pollInterval`, `statusMessage`); unknown, foreign and expired
@@ -10,6 +10,11 @@ import { legacyTask, requireBoundTask, taskIdOf } from "./bound-task";
  * `_meta["io.runifold/taskLinks"]` (task-shapes.ts taskLinksMeta).
  */
 export async function tasksGet(deps: McpDeps, call: McpCall, params: Record<string, unknown>) {
-  const record = await requireBoundTask(deps.sql, call.principal, taskIdOf(params), "tasks/get");
+  const taskId = taskIdOf(params);
+  // Read with the credential and session already when the body named this task (read-ahead.ts): one round trip.
+  const prefetched = call.prefetchedTask?.taskId === taskId ? call.prefetchedTask : undefined;
+  const record = prefetched
+    ? await bindPrefetchedTask(deps.sql, call.principal, taskId, prefetched.record, "tasks/get")
+    : await requireBoundTask(deps.sql, call.principal, taskId, "tasks/get");
   return { ...legacyTask(record), ...taskLinksMeta(record) };
 }

@@ -1,0 +1,34 @@
+import type { CappedBody } from "../../http-api";
+import type { LegacyReadAhead } from "../auth-gate";
+import { isModernMessage } from "../era";
+import { isRecord } from "../json-rpc";
+import { SESSION_HEADER, SESSION_IDLE_TTL_MS, SLIDE_EVERY_MS, sessionDigest, wellFormedSessionId } from "./session";
+
+/**
+ * What the gate may read together with a legacy request's API key (auth-gate.ts readLegacyAhead):
+ * the session its Mcp-Session-Id names and, for tasks/get, the task in its body. The legacy era has
+ * no routing headers (2026-07-28 Streamable HTTP's Mcp-Method/Mcp-Name), so the body read already
+ * says it; undefined for anything else (no session, initialize, a batch, a body not yet read or not
+ * JSON), which then authenticates and attaches its session as usual. Only a hint: the handler
+ * parses the body again and uses the reads only for the same session and task.
+ */
+export function legacyReadAhead(request: Request, body: CappedBody | undefined): LegacyReadAhead | undefined {
+  if (body?.kind !== "ok" || request.headers.has("mcp-method")) return undefined;
+  const raw = request.headers.get(SESSION_HEADER)?.trim();
+  if (!raw || !wellFormedSessionId(raw)) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(message) || message.method === "initialize" || isModernMessage(message, request.headers)) return undefined;
+  const params = isRecord(message.params) ? message.params : undefined;
+  const taskId = message.method === "tasks/get" && typeof params?.taskId === "string" ? params.taskId : undefined;
+  return {
+    sessionSha256: sessionDigest(raw),
+    ...(taskId !== undefined ? { taskId } : {}),
+    ttlMs: SESSION_IDLE_TTL_MS,
+    slideEveryMs: SLIDE_EVERY_MS,
+  };
+}
