@@ -45,9 +45,15 @@ export type PrefetchedSession = { sessionSha256: string; session: SessionAhead |
 
 /**
  * What a legacy request names in its body and Mcp-Session-Id, for the gate to read with the key
- * (legacy/read-ahead.ts): the session, and the task of a tasks/get.
+ * (legacy/read-ahead.ts): the session, and the task of a tasks/get or the tool of a tools/call.
  */
-export type LegacyReadAhead = { sessionSha256: string; taskId?: string; ttlMs: number; slideEveryMs: number };
+export type LegacyReadAhead = {
+  sessionSha256: string;
+  taskId?: string;
+  toolName?: string;
+  ttlMs: number;
+  slideEveryMs: number;
+};
 
 export type Authenticated = {
   principal: Principal;
@@ -155,10 +161,20 @@ async function readAhead(
 
 /** A legacy request's session (and tasks/get's task) read with the key: readApiKeyWithSession. */
 async function readLegacyAhead(config: GateConfig, keyId: string, legacy: LegacyReadAhead): Promise<ReadAhead> {
-  const read = await readApiKeyWithSession(config.sql, { keyId, ...legacy });
+  const cap = config.maxActiveTasksPerKey ?? DEFAULT_MAX_ACTIVE_TASKS_PER_KEY;
+  const read = await readApiKeyWithSession(config.sql, { keyId, cap, ...legacy });
   const prefetchedSession = { sessionSha256: legacy.sessionSha256, session: read?.session };
   const prefetchedTask = legacy.taskId === undefined ? undefined : { taskId: legacy.taskId, record: read?.task };
-  return { key: read?.key, prefetched: { prefetchedSession, ...(prefetchedTask ? { prefetchedTask } : {}) } };
+  const prefetchedTool =
+    legacy.toolName === undefined ? undefined : { toolName: legacy.toolName, route: read?.route, atCap: read?.atCap ?? false };
+  return {
+    key: read?.key,
+    prefetched: {
+      prefetchedSession,
+      ...(prefetchedTask ? { prefetchedTask } : {}),
+      ...(prefetchedTool ? { prefetchedTool } : {}),
+    },
+  };
 }
 
 /** API keys by their prefix; anything else is an OAuth access token, when OAuth is on. */

@@ -25,7 +25,7 @@ import { followTask, type ProgressSink } from "./progress-answer";
  */
 export async function resolveTool(deps: McpDeps, principal: Principal, name: unknown, call?: McpCall): Promise<RouteRow> {
   if (typeof name !== "string" || name.length === 0) throw new McpError(RPC.invalidParams, "params.name must be a tool name");
-  // Read with the credential already when the headers named this tool (auth-gate.ts): no round trip here.
+  // Read with the credential already when the request named this tool (auth-gate.ts: the modern headers, a legacy session's body): no round trip here.
   const ahead = call?.prefetchedTool?.toolName === name ? call.prefetchedTool : undefined;
   if (call && ahead) capChecks.set(call, Promise.resolve(ahead.atCap));
   else if (call) prefetchActiveTaskCap(deps, call);

@@ -11,8 +11,8 @@ import { startMcpTestServer } from "../helpers/mcp-server";
 
 /**
  * The legacy era has no routing headers, so the gate reads a session request's body (legacy/read-ahead.ts)
- * and reads the API key, the key's session and a tasks/get's task in one statement
- * (readApiKeyWithSession) instead of three. The session and binding rules hold on that read as on
+ * and reads the API key, the key's session and a tasks/get's task (or a tools/call's route and the
+ * key's live-task count) in one statement (readApiKeyWithSession) instead of three. The session and binding rules hold on that read as on
  * the ordinary one: another key's session is 404, another key's or tenant's task answers like an
  * unknown one, a revoked key is 401 — and an unverified caller never slides anyone's session.
  */
@@ -71,6 +71,22 @@ describe("legacy tasks/get in a session: the key, the session and the task in on
     // Any other legacy method in a session reads the key and the session together: tools/list adds its own reads only.
     const listed = await client.request("tools/list", {});
     expect(listed.body.result.tools.length).toBeGreaterThan(0);
+  });
+
+  it("a task-creating tools/call in a session reads the key, the session, the route and the live-task count in one statement", async () => {
+    const { client } = await sessionWithTask();
+    const before = statements;
+    const created = await client.request("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "two" },
+      task: { ttl: 60_000 },
+    });
+    // The gate's read, the create (its wake-up NOTIFY inside it), and the task's link to the session
+    // that created it (the session is sent its questions). Without the read-ahead: six.
+    expect(statements - before).toBe(3);
+    expect(created.body.result.task.taskId).toBeTypeOf("string");
+    const unknown = await client.request("tools/call", { name: "no_such_tool", arguments: {}, task: { ttl: 60_000 } });
+    expect(unknown.body.error?.message).toBe("Unknown tool: no_such_tool");
   });
 
   it("another key's session is 404 and is not slid; another key's task answers like an unknown one", async () => {

@@ -6,7 +6,7 @@ import { SESSION_HEADER, SESSION_IDLE_TTL_MS, SLIDE_EVERY_MS, sessionDigest, wel
 
 /**
  * What the gate may read together with a legacy request's API key (auth-gate.ts readLegacyAhead):
- * the session its Mcp-Session-Id names and, for tasks/get, the task in its body. The legacy era has
+ * the session its Mcp-Session-Id names and the task of a tasks/get or the tool of a tools/call in its body. The legacy era has
  * no routing headers (2026-07-28 Streamable HTTP's Mcp-Method/Mcp-Name), so the body read already
  * says it; undefined for anything else (no session, initialize, a batch, a body not yet read or not
  * JSON), which then authenticates and attaches its session as usual. Only a hint: the handler
@@ -25,9 +25,11 @@ export function legacyReadAhead(request: Request, body: CappedBody | undefined):
   if (!isRecord(message) || message.method === "initialize" || isModernMessage(message, request.headers)) return undefined;
   const params = isRecord(message.params) ? message.params : undefined;
   const taskId = message.method === "tasks/get" && typeof params?.taskId === "string" ? params.taskId : undefined;
+  const toolName = message.method === "tools/call" && typeof params?.name === "string" ? params.name : undefined;
   return {
     sessionSha256: sessionDigest(raw),
     ...(taskId !== undefined ? { taskId } : {}),
+    ...(toolName !== undefined ? { toolName } : {}),
     ttlMs: SESSION_IDLE_TTL_MS,
     slideEveryMs: SLIDE_EVERY_MS,
   };
