@@ -1,6 +1,7 @@
 import { CHANNELS, taskIdsOf } from "@runifold/sdk";
 import { sessionPool } from "@runifold/store";
 import type postgres from "postgres";
+import { type Freshness, SharedReads } from "./shared-reads";
 
 type Listener = () => void;
 
@@ -14,7 +15,16 @@ type Listener = () => void;
  * a transaction-mode pooler the direct URL's, and without one nothing listens — LISTEN through such
  * a pooler succeeds and then delivers nothing — so every waiter lives on its own polling fallback.
  */
-export type TaskFeed = { subscribe(taskId: string, listener: Listener): () => void };
+export type TaskFeed = {
+  subscribe(taskId: string, listener: Listener): () => void;
+  /**
+   * A subscriber's re-read of `taskId`, shared with the other subscribers of this process that ask
+   * with the same `key` (who may see the result: tenant and credential) while it is fresh — started
+   * after the task's last notification and after `fresh.notBefore`, less than `fresh.maxAgeMs` ago
+   * (shared-reads.ts). Without LISTEN (polling only) every call reads.
+   */
+  read<T>(taskId: string, key: string, fresh: Freshness, run: () => Promise<T>): Promise<T>;
+};
 
 const feeds = new WeakMap<postgres.Sql, Promise<TaskFeed>>();
 
@@ -29,19 +39,26 @@ export function getTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
 }
 
 /** Behind a transaction pooler without a direct URL: subscribers are never woken, they poll. */
-const POLLING_ONLY: TaskFeed = { subscribe: () => () => {} };
+const POLLING_ONLY: TaskFeed = { subscribe: () => () => {}, read: (_taskId, _key, _fresh, run) => run() };
 
 async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
   const sql = sessionPool(pool);
   if (!sql) return POLLING_ONLY;
   const listeners = new Map<string, Set<Listener>>();
+  const shared = new SharedReads();
   const pokeAll = () => {
+    shared.changedAll();
     for (const set of listeners.values()) for (const listener of set) listener();
   };
   await sql.listen(
     CHANNELS.task,
     (payload) => {
-      for (const taskId of taskIdsOf(payload)) for (const listener of listeners.get(taskId) ?? []) listener();
+      for (const taskId of taskIdsOf(payload)) {
+        const set = listeners.get(taskId);
+        if (!set) continue;
+        shared.changed(taskId);
+        for (const listener of set) listener();
+      }
     },
     pokeAll,
   );
@@ -55,8 +72,13 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
       set.add(listener);
       return () => {
         set.delete(listener);
-        if (set.size === 0) listeners.delete(taskId);
+        if (set.size === 0 && listeners.get(taskId) === set) {
+          listeners.delete(taskId);
+          shared.forget(taskId);
+        }
       };
     },
+    // Only a followed task's reads are shared: its notifications are what keeps them honest.
+    read: (taskId, key, fresh, run) => (listeners.has(taskId) ? shared.read(taskId, key, fresh, run) : run()),
   };
 }

@@ -45,6 +45,7 @@ export async function subscriptionsListen(
   }
   const ids = [...new Set((requested as string[] | undefined) ?? [])];
   const binding = { tenantId: call.principal.tenantId, keyId: call.principal.keyId };
+  const sharedKey = `${binding.tenantId}/${binding.keyId}`;
   const initial = new Map<string, TaskRecord>();
   for (const taskId of ids) {
     const record = await readBoundTaskHandle(deps.sql, { ...binding, taskId });
@@ -69,6 +70,8 @@ export async function subscriptionsListen(
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const lastSent = new Map<string, string>();
+      // When this stream's last read of each task ended: a shared read must have started after it.
+      const lastRead = new Map<string, number>();
       const active = new Set(initial.keys());
       const send = (message: unknown) => {
         if (!closed) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
@@ -117,7 +120,13 @@ export async function subscriptionsListen(
       };
       const readRound = async (taskId: string) => {
         if (!(await stillAuthorized())) return;
-        const record = await readBoundTaskHandle(deps.sql, { ...binding, taskId });
+        // Shared with this process's other streams of the same credential on the task (task-feed.ts):
+        // one read per change, not one per stream.
+        const notBefore = lastRead.get(taskId) ?? 0;
+        const record = await feed.read(taskId, sharedKey, { notBefore, maxAgeMs: FALLBACK_POLL_MS }, () =>
+          readBoundTaskHandle(deps.sql, { ...binding, taskId }),
+        );
+        lastRead.set(taskId, performance.now());
         if (closed || !active.has(taskId)) return;
         if (!record)
           active.delete(taskId); // expired handle: stop following it, never invent a status
