@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=throughput,latency,claims,mcp,reference,list,physical]`
+// `npm run bench [-- --quick] [-- --only=throughput,latency,claims,mcp,reference,listen,list,physical]`
 // Starts the embedded Postgres "bench-pg" (or uses BENCH_DATABASE_URL, an admin URL on which
 // databases may be created), runs each benchmark, prints one line per figure and writes
 // bench/results/latest.json. Goals (bench/lib/goals.ts) are reported with met/missed, never enforced; a
@@ -13,6 +13,7 @@ import { describeEnvironment } from "./lib/pg";
 import { ROOT } from "./lib/procs";
 import { Report } from "./lib/report";
 import { benchListQuery } from "./list-query";
+import { benchListenScale } from "./listen-scale";
 import { benchMcpHttp } from "./mcp-http";
 import { benchPhysical } from "./physical";
 import { benchReferenceServer } from "./reference-server";
@@ -80,6 +81,7 @@ async function main() {
     if (wants("list")) steps.push(["list", () => benchListQuery(ctx)]);
     if (wants("mcp")) steps.push(["mcp", () => benchMcpHttp(ctx)]);
     if (wants("reference")) steps.push(["reference", () => benchReferenceServer(ctx)]);
+    if (wants("listen")) steps.push(["listen", () => benchListenScale(ctx)]);
     for (const [name, step] of steps) {
       const started = Date.now();
       ran.add(name);

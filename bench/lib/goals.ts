@@ -143,6 +143,30 @@ export const GOALS: readonly Goal[] = [
     unit: "ms",
     section: "list",
   },
+  {
+    name: "listen.streams_5000.held",
+    label: "subscriptions/listen streams one web process holds open with their snapshot (5 per task over 1,000 tasks)",
+    op: ">=",
+    limit: 5000,
+    unit: "streams",
+    section: "listen",
+  },
+  {
+    name: "listen.streams_5000.change_to_notification.p50",
+    label: "with those streams open: state change → notifications/tasks at the task's first stream p50",
+    op: "<=",
+    limit: 5,
+    unit: "ms",
+    section: "listen",
+  },
+  {
+    name: "listen.streams_5000.changes_delivered_to_every_stream",
+    label: "share of those changes that reached all 5 streams of their task",
+    op: ">=",
+    limit: 1,
+    unit: "x",
+    section: "listen",
+  },
 ];
 
 export function goalNamed(name: string): Goal {
