@@ -2,10 +2,10 @@
 // embedded store, a first admin only with DATABASE_URL), build, web + workers.
 // Ctrl-C / SIGTERM stops everything in order (workers and web drain, then Postgres); a second
 // signal kills everything at once.
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { type EmbeddedPostgres, resolveDataRoot } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
+import { buildState } from "./lib/build-freshness";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
 import { credentialLines, presentCredentials } from "./lib/first-run-credentials";
 import { localOrigin, prepareDatabase, type SeedResult, Supervisor, stopPostgres } from "./lib/stack";
@@ -67,8 +67,13 @@ process.on("exit", () => killAllNow()); // last resort: never leave a child behi
 async function main() {
   await stopOrphans(dataRoot, log);
 
-  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    log("no production build yet: running next build (once)");
+  const build = buildState(root);
+  if (build.kind !== "fresh") {
+    log(
+      build.kind === "missing"
+        ? "no production build yet: running next build once — it takes a few minutes (about 6–8 on 2 cores), printed below"
+        : `${build.changed} changed since the last build: running next build again (a few minutes)`,
+    );
     const code = await runCommand(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
       cwd: root,
     });
