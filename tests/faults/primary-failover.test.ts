@@ -25,9 +25,9 @@ const LEASE_MS = 3_000;
 const POLL_MS = 1_000; // the worker's default
 /**
  * A run parked across the failover completes this soon after its signal is acknowledged by the new
- * primary. Measured 8–18 s, not the ~1 s of a healthy store: after this failover the worker's LISTEN
- * connection is not re-established (postgres.js 3.4.9; docs/deploy.md "High availability"), so the
- * wake-up waits for the worker's poll and its pools' reconnection back-off.
+ * primary. Measured 4–9 s, not the ~1 s of a healthy store: after this failover the worker's LISTEN
+ * is not re-established (postgres.js 3.4.9; docs/deploy.md "High availability"), so the wake-up
+ * waits for the worker's poll and its pools' reconnection back-off.
  */
 const WAKE_BOUND_MS = 25_000;
 
