@@ -21,9 +21,9 @@ const perTask = Number(process.env.BENCH_PER_TASK ?? 5);
 const changes = Number(process.env.BENCH_CHANGES ?? 30);
 const webPid = Number(process.env.BENCH_WEB_PID);
 /**
- * The idle hold over which what holding the streams costs is measured, and the wait after the
- * changes: pg_stat_database is flushed by each backend when idle, at least once per 10 s
- * (PGSTAT_IDLE_INTERVAL), so the full run waits 11 s.
+ * The idle hold over which what holding the streams costs is measured, and (unless BENCH_AFTER_MS)
+ * the wait after the changes: pg_stat_database is flushed by each backend when idle, at least once
+ * per 10 s (PGSTAT_IDLE_INTERVAL), so the full run waits 11 s.
  */
 const idleMs = Number(process.env.BENCH_IDLE_MS ?? 11_000);
 const OPEN_CONCURRENCY = 64;
@@ -169,7 +169,7 @@ try {
     await sleep(20); // let the web's reads of this change finish before the next one
   }
   const changesSeconds = (performance.now() - changesStarted) / 1000;
-  await sleep(idleMs);
+  await sleep(Number(process.env.BENCH_AFTER_MS ?? idleMs));
   const changeWindow = (performance.now() - changesStarted) / 1000;
   const changeCommits = (await commits()) - changeCommits0;
   const stillOpen = streams.filter((s) => !s.ended).length;
