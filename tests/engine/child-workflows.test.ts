@@ -231,6 +231,8 @@ describe("child workflows", () => {
     const first = await store.startWorker([resuming, double], { leaseMs: 1_500 });
     const run = await store.create(resuming, {});
     await store.waitForStatus(run.id, "waiting_signal");
+    // Started and not awaited before the park for the signal: recorded before the park.
+    expect(await store.events(run.id, "child_started")).toHaveLength(1);
     expect(await sendSignal(store.sql, { runId: run.id, name: "go", payload: null })).toBe(true);
     await expect.poll(() => store.stepRuns(run.id, "slow"), { timeout: 10_000 }).toBe(1);
     // The child is done (so stopping the worker cannot re-run its own step, which is at-least-once).

@@ -11,6 +11,7 @@ import type { RetryPolicy } from "../policy/retry-policy";
 import type { ReplayHistory } from "../replay/history";
 import type { WorkerObserver } from "../telemetry/observer";
 import { isTransientStoreError } from "../transient-errors";
+import { settleChildStarts } from "./child";
 
 /** The step body running in this async context (context/step.ts runs each body inside it). */
 export const stepBodies = new AsyncLocalStorage<{ attempt: Attempt; key: string }>();
@@ -168,6 +169,8 @@ export class Attempt {
     this.waitInFlight = what;
     try {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      // A child started and not awaited reaches the store before the run parks (context/child.ts).
+      await settleChildStarts(this);
       if (this.misuse) throw this.misuse;
       return await op();
     } finally {

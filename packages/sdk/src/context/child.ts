@@ -115,8 +115,9 @@ async function recordStart(
 
 /**
  * Waits until no child start of this attempt is on its way to the store (executor.ts, before the
- * run's terminal write): a child started and never awaited — fire and forget — is then either
- * recorded before the parent ends, or refused with the parent's lease, never left to the race.
+ * run's terminal write; attempt.ts, before a wait parks the run): a child started and not awaited —
+ * fire and forget — is then recorded before the parent ends or parks (or refused with the parent's
+ * lease), never left to race the park and be started again by the next attempt.
  */
 export async function settleChildStarts(attempt: Attempt): Promise<void> {
   const scope = scopes.get(attempt);
