@@ -8,12 +8,33 @@ import { migrate } from "@runifold/store";
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
 import postgres from "postgres";
 import { type BenchContext, TENANT } from "./lib/context";
+import { CpuMeter, postmasterPid } from "./lib/cpu";
 import { recreateDatabase, recreateFromTemplate } from "./lib/pg";
 import { type Child, inParallel, readResult, spawnTs, spawnWithResult, stopAll, waitFor } from "./lib/procs";
 import { ONE_TENANT_EMPTY, type RunShape, tenantsFor } from "./lib/shapes";
 import { round, sleep } from "./lib/stats";
 
-export type Measured = { perSecond: number; count: number; ms: number; commitsPerRun?: number };
+export type Measured = {
+  perSecond: number;
+  count: number;
+  ms: number;
+  commitsPerRun?: number;
+  /** CPU of the worker processes and the PostgreSQL server (postmaster tree) per run, from /proc (bench/lib/cpu.ts). */
+  cpuMsPerRun?: number;
+};
+
+/** Worker and database CPU over `measure`, per run: the producers' own JavaScript is the bench's, not counted. */
+async function withCpu(sql: postgres.Sql, workers: Child[], measure: () => Promise<Measured>): Promise<Measured> {
+  const roots: Record<string, number | undefined> = { postgres: await postmasterPid(sql) };
+  workers.forEach((worker, i) => {
+    roots[`worker${i}`] = worker.pid;
+  });
+  const meter = new CpuMeter(roots);
+  const before = meter.read();
+  const measured = await measure();
+  const spent = Object.values(meter.since(before)).reduce((sum, ms) => sum + ms, 0);
+  return { ...measured, cpuMsPerRun: round(spent / measured.count, 3) };
+}
 
 /** Times `produce` plus the drain: from the first create to the moment `done()` holds. */
 async function timeRun(count: number, produce: () => Promise<void>, done: () => Promise<boolean>): Promise<Measured> {
@@ -94,10 +115,12 @@ export async function runifoldThroughput(
       const commits = async () =>
         Number((await sql`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0]?.xact_commit);
       const before = await commits();
-      const measured = await timeRun(
-        count,
-        () => inParallel(count, ctx.producers, create),
-        async () => (await live()) === 0,
+      const measured = await withCpu(sql, workers, () =>
+        timeRun(
+          count,
+          () => inParallel(count, ctx.producers, create),
+          async () => (await live()) === 0,
+        ),
       );
       await sleep(1_100); // backends flush their statistics about once a second
       const commitsPerRun = round(((await commits()) - before) / count, 2);
@@ -124,10 +147,12 @@ export async function graphileThroughput(ctx: BenchContext, procs: number, count
     const remaining = async () => Number((await sql`SELECT count(*) AS n FROM graphile_worker._private_jobs`)[0]?.n);
     await inParallel(50, ctx.producers, add);
     await waitFor(async () => (await remaining()) === 0, 60_000, "warm-up");
-    return await timeRun(
-      count,
-      () => inParallel(count, ctx.producers, add),
-      async () => (await remaining()) === 0,
+    return await withCpu(sql, workers, () =>
+      timeRun(
+        count,
+        () => inParallel(count, ctx.producers, add),
+        async () => (await remaining()) === 0,
+      ),
     );
   } finally {
     await stopAll(workers);

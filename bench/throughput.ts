@@ -154,6 +154,11 @@ export async function benchThroughput(ctx: BenchContext): Promise<ThroughputSumm
     report.figure(c.figure, m.perSecond, c.unit, {
       note: `${m.count} ${c.note}; median of ${runs.map((r) => r.perSecond).join(", ")}${commits}`,
     });
+    const cpu = runs.map((r) => r.cpuMsPerRun).filter((ms): ms is number => ms !== undefined);
+    if (cpu.length > 0)
+      report.figure(`cpu.per_run.${c.key}`, cpu.sort((a, b) => a - b)[Math.floor(cpu.length / 2)] as number, "ms", {
+        note: "worker processes + PostgreSQL CPU (user + system, /proc) per run, median of the rounds; the producers' JavaScript not counted",
+      });
   }
   recordRatios(ctx, results);
   report.attach("throughput", { rounds: all, failures });
