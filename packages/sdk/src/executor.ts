@@ -1,6 +1,6 @@
 import type { SqlHandle } from "@runifold/store";
 import { type Attempt, createReplayContext } from "./context";
-import { settleChildStarts } from "./context/child";
+import { settleChildStarts } from "./context/child-starts";
 import { dbClockFrom } from "./db-clock";
 import {
   AttemptEnded,

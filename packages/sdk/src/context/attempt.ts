@@ -11,7 +11,7 @@ import type { RetryPolicy } from "../policy/retry-policy";
 import type { ReplayHistory } from "../replay/history";
 import type { WorkerObserver } from "../telemetry/observer";
 import { isTransientStoreError } from "../transient-errors";
-import { settleChildStarts } from "./child";
+import { settleChildStarts } from "./child-starts";
 
 /** The step body running in this async context (context/step.ts runs each body inside it). */
 export const stepBodies = new AsyncLocalStorage<{ attempt: Attempt; key: string }>();

@@ -4,10 +4,11 @@ import { type ChildStart, startChild } from "../ops/start-child";
 import { spanEvent } from "../telemetry/spans";
 import type { AnyWorkflow, ChildHandle, ChildOptions, ChildWorkflowRef, WorkflowResult } from "../workflow";
 import type { Attempt } from "./attempt";
+import { settleChildStarts, trackChildStart } from "./child-starts";
 import { checkKey } from "./keys";
 
-/** Per attempt: the child starts in flight and the result waits not yet sent to the store. */
-type ChildScope = { starts: Set<Promise<unknown>>; pending: Pending[]; flushing: boolean };
+/** Per attempt: the result waits not yet sent to the store (the starts in flight: child-starts.ts). */
+type ChildScope = { pending: Pending[]; flushing: boolean };
 type Pending = { wait: ChildWait; resolve(outcome: ChildOutcome): void; reject(error: unknown): void };
 
 const scopes = new WeakMap<Attempt, ChildScope>();
@@ -15,7 +16,7 @@ const scopes = new WeakMap<Attempt, ChildScope>();
 function scopeOf(attempt: Attempt): ChildScope {
   let scope = scopes.get(attempt);
   if (!scope) {
-    scope = { starts: new Set(), pending: [], flushing: false };
+    scope = { pending: [], flushing: false };
     scopes.set(attempt, scope);
   }
   return scope;
@@ -84,7 +85,6 @@ async function recordStart(
   const { deps } = attempt;
   const stepKey = `child:${key}`;
   const op = deps.history.enter(stepKey);
-  const scope = scopeOf(attempt);
   const work = (async () => {
     const recorded = deps.state.steps.get(stepKey);
     if (recorded) return recorded.value as ChildStart;
@@ -104,24 +104,12 @@ async function recordStart(
     if (outcome.kind === "started") spanEvent("runifold.child.started", { "runifold.child.task_id": outcome.start.taskId });
     return outcome.start;
   })();
-  scope.starts.add(work);
+  trackChildStart(attempt, work);
   try {
     return await work;
   } finally {
-    scope.starts.delete(work);
     op.done();
   }
-}
-
-/**
- * Waits until no child start of this attempt is on its way to the store (executor.ts, before the
- * run's terminal write; attempt.ts, before a wait parks the run): a child started and not awaited —
- * fire and forget — is then recorded before the parent ends or parks (or refused with the parent's
- * lease), never left to race the park and be started again by the next attempt.
- */
-export async function settleChildStarts(attempt: Attempt): Promise<void> {
-  const scope = scopes.get(attempt);
-  while (scope && scope.starts.size > 0) await Promise.allSettled([...scope.starts]);
 }
 
 /** `handle.result()`: the recorded end, or a wait batched with the attempt's other child waits. */
@@ -164,7 +152,7 @@ async function flush(attempt: Attempt, scope: ChildScope): Promise<void> {
   scope.flushing = true;
   try {
     while (scope.pending.length > 0) {
-      while (scope.starts.size > 0) await Promise.allSettled([...scope.starts]);
+      await settleChildStarts(attempt);
       if (attempt.ended || attempt.suspended) {
         for (const pending of scope.pending.splice(0)) pending.reject(new AttemptEnded("this attempt has ended"));
         break;
