@@ -13,6 +13,7 @@ import {
   type TaskRecord,
 } from "../tasks";
 import { jsonResponse } from "./json-rpc";
+import { sharedRecheck } from "./shared-recheck";
 
 export type GateConfig = {
   sql: SqlHandle;
@@ -122,7 +123,8 @@ export async function authenticate(
     if (token) config.logger.warn("mcp authentication failed", { credential: describeCredential(token) });
     return unauthorized(config, header !== null);
   }
-  return { principal, reauthorize: () => verify(token), ...ahead?.prefetched };
+  // Long-lived streams re-check the credential every round: one check per credential per second, shared.
+  return { principal, reauthorize: sharedRecheck(token, verify), ...ahead?.prefetched };
 }
 
 type ReadAhead = {
