@@ -25,11 +25,12 @@ const LEASE_MS = 3_000;
 const POLL_MS = 1_000; // the worker's default
 /**
  * A run parked across the failover completes this soon after its signal is acknowledged by the new
- * primary. Measured 4–9 s, not the ~1 s of a healthy store: after this failover the worker's LISTEN
- * is not re-established (postgres.js 3.4.9; docs/deploy.md "High availability"), so the wake-up
- * waits for the worker's poll and its pools' reconnection back-off.
+ * primary: a bound on "it wakes at all", not on latency. Measured 4–9 s at quick size and up to 37 s
+ * at full size, against ~1 s on a healthy store: after this failover the worker's LISTEN is not
+ * re-established (postgres.js 3.4.9; docs/deploy.md "High availability"), so wake-ups wait for the
+ * worker's poll while it also works off the creations that arrived meanwhile.
  */
-const WAKE_BOUND_MS = 25_000;
+const WAKE_BOUND_MS = 60_000;
 
 describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover under load (pg_auto_failover)", () => {
   it("loses no acknowledged task or signal, runs no step beyond at-least-once, and web and workers follow the new primary", {
@@ -41,8 +42,7 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
     const effectsFile = path.join(dir, "effects.log");
     writeFileSync(effectsFile, "");
     // The test's own pool names one node, the primary, then the promoted standby: the multi-host URL is
-    // what web and workers are under test with (and postgres.js 3.4.9 can throw from a timer while a
-    // pool cycles hosts, which would fail this process rather than the product's).
+    // what web and workers are under test with.
     const nodeUrl = (port: number) => `postgres://postgres@127.0.0.1:${port}/runifold`;
     const first = await formation.primary();
     if (!first) throw new Error("the formation has no primary");
@@ -51,6 +51,7 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
     const children: ReturnType<typeof spawnTs>[] = [];
     let signalling = true;
     let lastRefusal = "";
+    let signallerAt = "";
     try {
       await migrate(sql);
       await publishDefinitions(sql, [describeDefinition(failoverEffects)], "test");
@@ -122,6 +123,7 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       const signalAcks: string[] = [];
       const signaller = async () => {
         while (signalling) {
+          signallerAt = `${phase} ${new Date().toISOString()} acks=${signalled.size}`;
           if (phase !== "outage") {
             const parked = await sql<{ id: string }[]>`SELECT id FROM runs WHERE status = 'waiting_signal'`.catch(() => []);
             const byId = new Map(acknowledged.map((c) => [c.taskId, c]));
@@ -174,6 +176,11 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       const standby = formation.nodes.find((n) => n !== primary);
       if (!primary || !standby) throw new Error(`no primary and standby: ${JSON.stringify(await formation.states())}`);
       phase = "outage";
+      // The test's own pool leaves the primary before it dies (its in-flight signal, if any, fails and
+      // is sent again after): postgres.js 3.4.9 can leave a query on a killed connection unsettled
+      // for ever and throw from a timer (docs/deploy.md "High availability"), which would stall this
+      // test's signaller rather than show anything about the product's processes.
+      await pools[0]?.end({ timeout: 1 });
       killAt = Date.now();
       formation.killHard(primary);
       // The moment the standby takes writes (the monitor's promotion done), probed on that node alone.
@@ -196,14 +203,15 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       writableAt = Date.now();
       phase = "after";
       await load;
-      const firstCreationBack = Math.min(...acknowledged.filter((c) => c.t1 > killAt).map((c) => c.t1));
+      // Creations back: the first one sent after the kill that was answered with a task.
+      const firstCreationBack = Math.min(...acknowledged.filter((c) => c.t0 > killAt).map((c) => c.t1));
 
       // --- every acknowledged task completes; count what the failover did ---
       await waitFor(
         async () =>
           Number((await sql`SELECT count(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`)[0]?.n),
         (active) => active === 0,
-        { describe: "every run to be terminal", timeoutMs: 60_000, everyMs: 250 },
+        { describe: "every run to be terminal", timeoutMs: size(60_000, 120_000), everyMs: 250 },
       );
       signalling = false;
       await signals;
@@ -267,6 +275,11 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       // The listener connected before the kill heard every one of those runs complete.
       expect(counts.listenerMissed).toBe(0);
     } catch (error) {
+      const byStatus = await Promise.race([
+        sql`SELECT status, count(*)::int AS n FROM runs GROUP BY status`.then((rows) => JSON.stringify(rows)),
+        new Promise<string>((r) => setTimeout(() => r("(no answer)"), 5_000)),
+      ]).catch((e) => String(e));
+      process.stdout.write(`runs by status: ${byStatus}; signaller at ${signallerAt}\n`);
       process.stdout.write(
         `last refused creation: ${lastRefusal}\n${formation.output().slice(-3_000)}\n${children.map((c) => c.output().slice(-2_000)).join("\n")}\n`,
       );
