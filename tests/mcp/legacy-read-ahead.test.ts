@@ -40,11 +40,13 @@ afterAll(async () => {
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 const withoutId = (body: { id?: unknown }) => JSON.stringify({ ...body, id: null });
-const expiryOf = async (session: { "mcp-session-id": string }) =>
-  (
-    (await db.sql`SELECT expires_at FROM mcp_sessions WHERE id_sha256 = ${sha256(session["mcp-session-id"])}`)[0]
-      ?.expires_at as Date
-  ).getTime();
+const expiryOf = async (session: { "mcp-session-id": string }) => {
+  const [row] = await db.sql<
+    { expires_at: Date }[]
+  >`SELECT expires_at FROM mcp_sessions WHERE id_sha256 = ${sha256(session["mcp-session-id"])}`;
+  if (!row) throw new Error("no such session");
+  return row.expires_at.getTime();
+};
 
 async function sessionWithTask(bearer = token) {
   const session = await legacySession(server.url, bearer, {});
