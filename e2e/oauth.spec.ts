@@ -178,7 +178,10 @@ test("an answer given through the OAuth client is recorded as the person who app
   );
   expect(answeredBy).toBe(`operator:${admin.id}`);
   await page.goto(`/tasks/${taskId}`);
-  await expect(page.getByRole("list", { name: "Task history, newest first" })).toContainText(`answered by operator:${admin.id}`);
+  // The history names the person (createAdmin's name), with the recorded label as the line's title.
+  const history = page.getByRole("list", { name: "Task history, newest first" });
+  await expect(history).toContainText("answered by E2E admin");
+  await expect(history.getByTitle(`operator:${admin.id}`)).toContainText("answered by E2E admin");
   await screenshot(page, "oauth-task-answered-by-person");
 });
 

@@ -17,7 +17,7 @@ let sql: postgres.Sql;
 let tenantA: { id: string };
 let tenantB: { id: string };
 let routeA: { id: string };
-let member: { id: string };
+let member: { id: string; email: string };
 let admin: { id: string };
 
 const INPUT = { report_id: "r-1", sections: 2, nested: { list: [1, "two", null] } };
@@ -99,8 +99,12 @@ describe("rerun a finished task", () => {
     const newView = await presentTaskDetail(sql, operator, result.rerunId);
     expect(oldView).toMatchObject({ rerunOf: null, rerunAs: [result.rerunId] });
     expect(newView).toMatchObject({ rerunOf: original, rerunAs: [] });
-    expect(oldView?.events[0]?.summary).toBe(`rerun as ${result.rerunId} (operator:${member.id})`);
-    expect(newView?.events.map((e) => e.summary)).toContain(`rerun of ${original} (operator:${member.id})`);
+    // The actor is named (this operator has no name: its email), its label kept as the line's actor.
+    expect(oldView?.events[0]).toMatchObject({
+      summary: `rerun as ${result.rerunId} (${member.email})`,
+      actor: `operator:${member.id}`,
+    });
+    expect(newView?.events.map((e) => e.summary)).toContain(`rerun of ${original} (${member.email})`);
     // The original's result is still its terminal event's (a later history entry does not replace it).
     expect(oldView?.terminal).toMatchObject({ reason: "test" });
 

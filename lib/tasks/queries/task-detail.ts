@@ -42,18 +42,38 @@ export async function findTaskDetail(
   return rows[0];
 }
 
-export type RunEventRow = { id: number; type: string; payload: unknown; at: Date };
+export type RunEventRow = {
+  id: number;
+  type: string;
+  payload: unknown;
+  at: Date;
+  /** The operator an `operator:<id>` actor (payload `by` or `actor`) names: their name, else their email. */
+  actor_name: string | null;
+};
 
-/** A page of a task's history, newest first, before event `beforeId`; scoped like findTaskDetail. */
+/** The operator an actor event names (`operator:<uuid>` exactly, so the cast cannot fail), else NULL. */
+const OPERATOR_ACTOR_ID = `CASE WHEN e.type IN ('input_answered', 'cancelled', 'rerun_of', 'rerun_as')
+             AND coalesce(e.payload->>'by', e.payload->>'actor') ~ '^operator:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+            THEN substr(coalesce(e.payload->>'by', e.payload->>'actor'), 10)::uuid END`;
+
+/**
+ * A page of a task's history, newest first, before event `beforeId`; scoped like findTaskDetail.
+ * An `operator:<id>` actor is resolved to the person in the same statement (one primary-key probe
+ * per event of the page), and only to an operator who may act in the run's tenant (an admin or a
+ * member): a label naming anyone else — a former member, or another tenant's operator — stays the
+ * bare label, so the join never shows another tenant's people.
+ */
 export async function listTaskEvents(
   sql: SqlHandle,
   params: { taskId: string; scope: string[] | null; beforeId?: number; limit: number },
 ): Promise<RunEventRow[]> {
   if (!isUuid(params.taskId)) return [];
   return sql.unsafe<RunEventRow[]>(
-    `SELECT e.id::float8 AS id, e.type, e.payload, e.at FROM run_events e
-     WHERE e.run_id = $1 AND ($3::bigint IS NULL OR e.id < $3::bigint)
-       AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND ($2::uuid[] IS NULL OR r.tenant_id = ANY($2::uuid[])))
+    `SELECT e.id::float8 AS id, e.type, e.payload, e.at, coalesce(nullif(o.name, ''), o.email) AS actor_name
+     FROM runs r JOIN run_events e ON e.run_id = r.id
+     LEFT JOIN operators o ON o.id = ${OPERATOR_ACTOR_ID}
+       AND (o.role = 'admin' OR EXISTS (SELECT 1 FROM operator_tenants m WHERE m.operator_id = o.id AND m.tenant_id = r.tenant_id))
+     WHERE r.id = $1 AND ($2::uuid[] IS NULL OR r.tenant_id = ANY($2::uuid[])) AND ($3::bigint IS NULL OR e.id < $3::bigint)
      ORDER BY e.id DESC LIMIT $4`,
     [params.taskId, params.scope, params.beforeId ?? null, params.limit],
   );

@@ -17,7 +17,8 @@ import { presentSteps, STEP_LIMIT, STEP_PREVIEW_CHARS, type TaskStepItem } from 
 
 export const EVENT_PAGE_SIZE = 20;
 
-export type TaskEventItem = { id: number; type: string; at: string; summary: string };
+/** One history line; `actor` is the raw actor label (`operator:<id>`, `key:<id>`, …) when the summary names a person or key by name. */
+export type TaskEventItem = { id: number; type: string; at: string; summary: string; actor?: string };
 
 export type TaskDetail = {
   /** Always false here; a purged task is a PurgedTask (the detail API answers either, told apart by this field). */
@@ -68,17 +69,33 @@ export type TaskDetail = {
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
+/**
+ * An actor label in words: an operator by the name (or email) the history query resolved, an API key
+ * as `API key <id>`, a CLI user as `<user>@<host> (CLI)`; anything else (`timeout`, `seed`, an
+ * unresolved `operator:<id>`) as stored.
+ */
+export function readableActor(label: string, operatorName?: string | null): string {
+  if (label.startsWith("operator:") && operatorName) return operatorName;
+  if (label.startsWith("key:")) return `API key ${label.slice(4)}`;
+  if (label.startsWith("cli:")) return `${label.slice(4)} (CLI)`;
+  return label;
+}
+
 /** One line per history event: what happened, in words an operator reads at a glance. */
-export function summarizeEvent(type: string, payload: unknown): string {
+export function summarizeEvent(type: string, payload: unknown, actorName?: string | null): string {
   const p = (payload ?? {}) as Record<string, unknown>;
   const text = (key: string) => (typeof p[key] === "string" || typeof p[key] === "number" ? String(p[key]) : undefined);
+  const who = (key: string) => {
+    const label = text(key);
+    return label === undefined ? undefined : readableActor(label, actorName);
+  };
   switch (type) {
     case "input_answered":
-      return `input \`${text("key")}\` answered${text("by") ? ` by ${text("by")}` : ""}`;
+      return `input \`${text("key")}\` answered${who("by") ? ` by ${who("by")}` : ""}`;
     case "input_requested":
       return `input requested${text("key") ? `: \`${text("key")}\`` : ""}`;
     case "cancelled":
-      return `cancelled${text("reason") ? `: ${text("reason")}` : ""}${text("actor") ? ` (${text("actor")})` : ""}`;
+      return `cancelled${text("reason") ? `: ${text("reason")}` : ""}${who("actor") ? ` (${who("actor")})` : ""}`;
     case "failed":
       return `failed: ${((p.error ?? {}) as { message?: string }).message ?? "error"}`;
     case "log": {
@@ -87,9 +104,9 @@ export function summarizeEvent(type: string, payload: unknown): string {
       return `log: ${text("message") ?? ""}${data ? ` ${data.length > 300 ? `${data.slice(0, 300)}…` : data}` : ""}`;
     }
     case "rerun_of":
-      return `rerun of ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
+      return `rerun of ${text("taskId")}${who("actor") ? ` (${who("actor")})` : ""}`;
     case "rerun_as":
-      return `rerun as ${text("taskId")}${text("actor") ? ` (${text("actor")})` : ""}`;
+      return `rerun as ${text("taskId")}${who("actor") ? ` (${who("actor")})` : ""}`;
     case "child_started":
       return `child \`${text("key")}\` started: task ${text("taskId")} (${text("workflow")})`;
     case "child_ended":
@@ -108,12 +125,22 @@ export function summarizeEvent(type: string, payload: unknown): string {
   }
 }
 
+/** The raw actor label of an event that names one (the history shows it as the line's title). */
+function actorOf(row: RunEventRow): { actor?: string } {
+  const p = (row.payload ?? {}) as Record<string, unknown>;
+  const label = ACTOR_EVENTS.has(row.type) ? (p.by ?? p.actor) : undefined;
+  return typeof label === "string" ? { actor: label } : {};
+}
+
+const ACTOR_EVENTS = new Set(["input_answered", "cancelled", "rerun_of", "rerun_as"]);
+
 function toEventItems(rows: RunEventRow[]): TaskEventItem[] {
   return rows.map((row) => ({
     id: row.id,
     type: row.type,
     at: iso(row.at) as string,
-    summary: summarizeEvent(row.type, row.payload),
+    summary: summarizeEvent(row.type, row.payload, row.actor_name),
+    ...actorOf(row),
   }));
 }
 

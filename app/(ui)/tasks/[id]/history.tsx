@@ -39,7 +39,10 @@ export function History({ taskId, newest, olderThan }: { taskId: string; newest:
         {events.map((event) => (
           <li key={event.id} className="text-sm">
             <span className="absolute -left-1.5 mt-1.5 size-3 rounded-full border-2 border-white bg-indigo-500" aria-hidden />
-            <span className="font-medium text-slate-800">{event.summary}</span>
+            {/* The raw actor label (operator:<id>, key:<id>) stays at hand as the line's title. */}
+            <span className="font-medium text-slate-800" title={event.actor}>
+              {event.summary}
+            </span>
             <span className="ml-2 text-xs text-slate-500">
               <Time iso={event.at} />
             </span>
