@@ -79,6 +79,13 @@ test("a failed task shows its stored failure cause and its steps' outputs", asyn
   await expect(step).toContainText("completed");
   await expect(step.getByTestId("step-output")).toHaveText("true");
   await screenshot(page, "task-failed-cause");
+
+  // The list shows the same stored cause beside the failed row's status, cut to one line.
+  const tasks = new TasksPage(page);
+  await tasks.goto("?status=failed");
+  await expect(tasks.status(created.taskId)).toHaveText("failed");
+  await expect(tasks.failureCause(created.taskId)).toContainText("workflow_failure: Simulated protocol error");
+  await screenshot(page, "tasks-failed-cause");
 });
 
 test("select three running tasks and cancel them in bulk, with a result per task", async () => {

@@ -15,6 +15,11 @@ export class TasksPage {
     return this.row(taskId).getByTestId("task-status");
   }
 
+  /** A failed row's stored cause, beside its status. */
+  failureCause(taskId: string) {
+    return this.row(taskId).getByTestId("failure-cause");
+  }
+
   /** Ticks a row's checkbox (TanStack Table row selection). */
   async select(taskId: string) {
     await this.page.getByLabel(`Select task ${taskId}`).check();

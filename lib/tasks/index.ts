@@ -16,7 +16,7 @@ export { listKeyTasks } from "./queries/key-task-list";
 export type { MetricsSnapshot } from "./queries/metrics-snapshot";
 export { readMetricsSnapshot } from "./queries/metrics-snapshot";
 export type { TaskListFilters, TaskListRow } from "./queries/operator-task-list";
-export { idPrefixRange, listTaskPage } from "./queries/operator-task-list";
+export { FAILURE_PREVIEW_CHARS, idPrefixRange, listTaskPage } from "./queries/operator-task-list";
 export { countActiveByStatus, countFinishedSince, listRecentFailures, tasksPerMinute } from "./queries/overview";
 export { readDiagnosis } from "./queries/read-diagnosis";
 export type { RerunLinks } from "./queries/rerun-links";

@@ -23,6 +23,17 @@ function Checkbox({ indeterminate = false, ...props }: React.ComponentProps<"inp
   return <input ref={ref} type="checkbox" className="size-4 rounded border-slate-300 text-indigo-600" {...props} />;
 }
 
+/** A failed task's stored cause beside its status, one line, cut short (the whole cause is on the task page). */
+function FailureCause({ cause }: { cause: TaskListItem["failureCause"] }) {
+  if (!cause) return null;
+  const text = cause.message ? `${cause.code}: ${cause.message}` : cause.code;
+  return (
+    <span data-testid="failure-cause" title={text} className="mt-1 block max-w-56 truncate text-xs text-red-800">
+      {text}
+    </span>
+  );
+}
+
 const columns = column.columns([
   column.display({
     id: "select",
@@ -62,9 +73,12 @@ const columns = column.columns([
   column.accessor("status", {
     header: "Status",
     cell: ({ row }) => (
-      <span data-testid="task-status">
-        <StatusBadge status={row.original.status} />
-      </span>
+      <>
+        <span data-testid="task-status">
+          <StatusBadge status={row.original.status} />
+        </span>
+        <FailureCause cause={row.original.failureCause} />
+      </>
     ),
   }),
   column.accessor("why", { header: "Why" }),

@@ -35,6 +35,9 @@ export type TaskListRow = {
   lease_owner: string | null;
   lease_expires_at: Date | null;
   status_message: string | null;
+  /** A failed run's stored cause (runs.failure, as the task page shows it), its message cut to FAILURE_PREVIEW_CHARS; else NULL. */
+  failure_code: string | null;
+  failure_message: string | null;
   handle_expired: boolean;
   created_at: Date;
   updated_at: Date;
@@ -43,6 +46,9 @@ export type TaskListRow = {
   online_workers: { id: string; workflows: string[] }[];
   db_now: Date;
 };
+
+/** How much of a failure cause's message the list carries (the task page has the whole of it). */
+export const FAILURE_PREVIEW_CHARS = 120;
 
 /**
  * One page of the live task list — one statement per refresh, whatever the page shows. Newest first
@@ -76,6 +82,8 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
   return sql.unsafe<TaskListRow[]>(
     `SELECT r.id, r.tenant_id, t.slug AS tenant_slug, rt.tool_name, r.workflow_key, r.status, r.wait_detail, r.progress,
             r.lease_owner, r.lease_expires_at, r.status_message, r.created_at, r.updated_at, r.finished_at,
+            CASE WHEN r.status = 'failed' THEN r.failure->>'code' END AS failure_code,
+            CASE WHEN r.status = 'failed' THEN left(r.failure->>'message', ${FAILURE_PREVIEW_CHARS}) END AS failure_message,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,
             ${ONLINE_WORKERS_JSON} AS online_workers, now() AS db_now
      FROM runs r JOIN tenants t ON t.id = r.tenant_id LEFT JOIN routes rt ON rt.id = r.route_id

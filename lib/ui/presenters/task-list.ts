@@ -19,6 +19,8 @@ export type TaskListItem = {
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   statusMessage: string | null;
+  /** A failed task's stored cause, its message cut short (lib/tasks/queries/operator-task-list.ts); null otherwise. */
+  failureCause: { code: string; message: string } | null;
   handleExpired: boolean;
   createdAt: string;
   updatedAt: string;
@@ -102,6 +104,7 @@ export async function presentTaskPage(sql: SqlHandle, operator: Operator, search
       leaseOwner: row.lease_owner,
       leaseExpiresAt: iso(row.lease_expires_at),
       statusMessage: row.status_message,
+      failureCause: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? "" } : null,
       handleExpired: row.handle_expired,
       createdAt: iso(row.created_at) as string,
       updatedAt: iso(row.updated_at) as string,
