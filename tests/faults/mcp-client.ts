@@ -39,18 +39,23 @@ export async function listen(
   taskIds: string[],
   token: string,
   onTask: (task: { taskId: string; status: string }) => void,
+  onBroken?: (why: string) => void,
 ): Promise<"ended" | "broken"> {
   try {
     const response = await fetch(url, {
       ...request("subscriptions/listen", { notifications: { taskIds } }, token),
       signal: AbortSignal.timeout(60_000),
     });
-    if (response.status !== 200 || !response.body) return "broken";
+    if (response.status !== 200 || !response.body) {
+      onBroken?.(`HTTP ${response.status}: ${(await response.text().catch(() => "")).slice(0, 200)}`);
+      return "broken";
+    }
     for await (const message of sseMessages(response)) {
       if (message.method === "notifications/tasks" && message.params) onTask(message.params);
     }
     return "ended";
-  } catch {
+  } catch (error) {
+    onBroken?.(String(error));
     return "broken";
   }
 }

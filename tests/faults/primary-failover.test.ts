@@ -156,13 +156,20 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
         .filter((id) => odd.has(id));
       const heard = new Map<string, string>();
       let listenBreaks = 0;
+      let lastBreak = "";
       // A client whose stream breaks listens again by task ID (on the other web process first).
       const listening = (async () => {
         for (let attempt = 0; attempt < 20; attempt++) {
           const pending = parkedAtKill.filter((id) => heard.get(id) !== "completed");
           if (pending.length === 0) return "ended";
-          const outcome = await listen(webUrls[attempt % webUrls.length] ?? "", pending, token, (task) =>
-            heard.set(task.taskId, task.status),
+          const outcome = await listen(
+            webUrls[attempt % webUrls.length] ?? "",
+            pending,
+            token,
+            (task) => heard.set(task.taskId, task.status),
+            (why) => {
+              lastBreak = why;
+            },
           );
           if (outcome === "ended") return "ended";
           listenBreaks++;
@@ -216,6 +223,23 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       signalling = false;
       await signals;
       const listened = await listening;
+      // A subscriptions/listen opened after the failover, on a task already completed (it answers
+      // with its snapshot and ends). Printed, not asserted: at full size re-listens after the
+      // failover answered 503 (docs/deploy.md "High availability"), an open defect.
+      let listenAfterFailover = "ended";
+      const done = acknowledged.at(-1)?.taskId ?? "";
+      if (
+        (await listen(
+          webUrls[1] ?? "",
+          [done],
+          token,
+          () => {},
+          (why) => {
+            listenAfterFailover = why.slice(0, 40);
+          },
+        )) !== "ended"
+      )
+        listenAfterFailover ||= "broken";
       const stored = await sql<{ id: string; status: string; completed_at: number | null }[]>`
         SELECT r.id, r.status,
                (SELECT extract(epoch FROM min(e.at)) * 1000 FROM run_events e WHERE e.run_id = r.id AND e.type = 'completed')::float8 AS completed_at
@@ -252,6 +276,8 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
         maxWakeMs: Math.max(0, ...wakeMs),
         listener: listened,
         listenBreaks,
+        lastBreak: JSON.stringify(lastBreak.slice(0, 120)),
+        listenAfterFailover: JSON.stringify(listenAfterFailover),
         listenerMissed: parkedAtKill.filter((id) => heard.get(id) !== "completed").length,
         promotionSeconds: ((writableAt - killAt) / 1_000).toFixed(1),
         creationsBackSeconds: ((firstCreationBack - killAt) / 1_000).toFixed(1),
