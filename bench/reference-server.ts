@@ -7,31 +7,17 @@
 
 import type { BenchContext } from "./lib/context";
 import { CpuMeter, postmasterPid } from "./lib/cpu";
-import { type HttpLoadResult, httpLoad } from "./lib/http-load";
-import { createTaskRequest, getTaskRequest, type LegacyTarget, openLegacySession, send } from "./lib/legacy-session";
+import { httpLoad } from "./lib/http-load";
+import { createTaskRequest, getTaskRequest, openLegacySession, send } from "./lib/legacy-session";
 import { awaitResult, type Child, spawnWithResult, stopAll, waitFor } from "./lib/procs";
+import { type Leg, reportLegs } from "./lib/reference-report";
 import { startReferenceServer } from "./lib/reference-server";
 import { type RunifoldWeb, startRunifoldWeb } from "./lib/runifold-web";
-import { round, sleep, summary } from "./lib/stats";
+import { sleep, summary } from "./lib/stats";
 
 const CONNECTIONS = 16;
 /** The reference tool runs four 1 s stages on timers: its tasks complete (and spend their CPU) within 5 s. */
 const REFERENCE_TASK_MS = 5_000;
-
-type Leg = { target: LegacyTarget; loads: HttpLoadResult[]; cpuMs: number };
-
-/** What one leg's loads add up to: req/s and p50 averaged over rounds, the worst p99, CPU per request. */
-function totals(leg: Leg) {
-  const requests = leg.loads.reduce((sum, load) => sum + load.total, 0);
-  return {
-    perSecond: round(leg.loads.reduce((sum, load) => sum + load.perSecond, 0) / leg.loads.length, 1),
-    p50: round(leg.loads.reduce((sum, load) => sum + load.p50, 0) / leg.loads.length),
-    p99: Math.max(...leg.loads.map((load) => load.p99)),
-    requests,
-    unexpected: leg.loads.reduce((sum, load) => sum + load.errors + load.timeouts + load.non2xx, 0),
-    cpuMsPerRequest: round(leg.cpuMs / requests, 3),
-  };
-}
 
 export async function benchReferenceServer(ctx: BenchContext) {
   const children: Child[] = [];
@@ -110,27 +96,16 @@ export async function benchReferenceServer(ctx: BenchContext) {
         else await sleep(REFERENCE_TASK_MS);
         leg.cpuMs += serverCpu(cpu.since(before), leg.target.name);
       }
-    const createTotals = Object.fromEntries(creates.map((leg) => [leg.target.name, totals(leg)]));
-    for (const [name, t] of Object.entries(createTotals)) {
-      r.figure(`reference.create.${name}.throughput`, t.perSecond, "req/s", {
-        note: `${CONNECTIONS} connections, ${rounds} × ${seconds} s, ${t.requests} requests, ${t.unexpected} errors/timeouts/non-2xx`,
-      });
-      r.figure(`reference.create.${name}.p50`, t.p50, "ms");
-      r.figure(`reference.create.${name}.p99`, t.p99, "ms");
-      r.figure(`cpu.per_create_and_run.${name}`, t.cpuMsPerRequest, "ms", {
-        note:
-          name === "runifold"
-            ? "web + worker + PostgreSQL CPU per task created over MCP and run to completion (one step)"
-            : "the reference server's CPU per task created and run to completion (four timer stages, in memory)",
-      });
-    }
-    const [refCreate, ourCreate] = [createTotals.reference, createTotals.runifold];
-    if (refCreate && ourCreate)
-      r.goal(
-        "ratio.create_vs_reference_server",
-        round(ourCreate.perSecond / refCreate.perSecond, 2),
-        `${ourCreate.perSecond} ÷ ${refCreate.perSecond} req/s`,
-      );
+    const createTotals = reportLegs(r, creates, {
+      figure: "reference.create",
+      cpuFigure: "cpu.per_create_and_run",
+      cpuNotes: {
+        runifold: "web + worker + PostgreSQL CPU per task created over MCP and run to completion (one step)",
+        reference: "the reference server's CPU per task created and run to completion (four timer stages, in memory)",
+      },
+      goal: "ratio.create_vs_reference_server",
+      load: `${CONNECTIONS} connections, ${rounds} × ${seconds} s`,
+    });
 
     // tasks/get on tasks that have completed, one per connection at most.
     const gets: Leg[] = targets.map((target) => ({ target, loads: [], cpuMs: 0 }));
@@ -158,27 +133,16 @@ export async function benchReferenceServer(ctx: BenchContext) {
         );
         leg.cpuMs += serverCpu(cpu.since(before), leg.target.name);
       }
-    const getTotals = Object.fromEntries(gets.map((leg) => [leg.target.name, totals(leg)]));
-    for (const [name, t] of Object.entries(getTotals)) {
-      r.figure(`reference.tasks_get.${name}.throughput`, t.perSecond, "req/s", {
-        note: `${CONNECTIONS} connections, ${rounds} × ${seconds} s, ${t.requests} requests, ${t.unexpected} errors/timeouts/non-2xx`,
-      });
-      r.figure(`reference.tasks_get.${name}.p50`, t.p50, "ms");
-      r.figure(`reference.tasks_get.${name}.p99`, t.p99, "ms");
-      r.figure(`cpu.per_tasks_get.${name}`, t.cpuMsPerRequest, "ms", {
-        note:
-          name === "runifold"
-            ? "web + PostgreSQL (+ an idle worker) CPU per tasks/get"
-            : "the reference server's CPU per tasks/get",
-      });
-    }
-    const [refGet, ourGet] = [getTotals.reference, getTotals.runifold];
-    if (refGet && ourGet)
-      r.goal(
-        "ratio.tasks_get_vs_reference_server",
-        round(ourGet.perSecond / refGet.perSecond, 2),
-        `${ourGet.perSecond} ÷ ${refGet.perSecond} req/s`,
-      );
+    const getTotals = reportLegs(r, gets, {
+      figure: "reference.tasks_get",
+      cpuFigure: "cpu.per_tasks_get",
+      cpuNotes: {
+        runifold: "web + PostgreSQL (+ an idle worker) CPU per tasks/get",
+        reference: "the reference server's CPU per tasks/get",
+      },
+      goal: "ratio.tasks_get_vs_reference_server",
+      load: `${CONNECTIONS} connections, ${rounds} × ${seconds} s`,
+    });
     r.attach("reference", { sequential: Object.keys(sequential), creates: createTotals, gets: getTotals });
     const unexpected = [...Object.values(createTotals), ...Object.values(getTotals)].reduce((sum, t) => sum + t.unexpected, 0);
     if (unexpected > 0) throw new Error(`${unexpected} errors/timeouts/non-2xx under load (see the figures' notes)`);
