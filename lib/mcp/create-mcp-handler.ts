@@ -1,7 +1,8 @@
 import type { Logger } from "@runifold/sdk";
+import type { SqlHandle } from "@runifold/store";
 import type postgres from "postgres";
 import type { CappedBody } from "../http-api";
-import { authenticate, type GateOAuth } from "./auth-gate";
+import { authenticate, type GateConfig, type GateOAuth } from "./auth-gate";
 import type { CredentialLimits } from "./credential-budgets";
 import { handleMcpPost, isJsonRequest, readMcpBody } from "./handle-mcp-request";
 import { jsonResponse } from "./json-rpc";
@@ -51,19 +52,7 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
     // A legacy request in a session is read before authentication (under the same cap) when no
     // wrapper read it: its body names what the gate reads with the key (legacy/read-ahead.ts).
     const body = read ?? (request.headers.has(SESSION_HEADER) && isJsonRequest(request) ? await readMcpBody(request) : undefined);
-    const gate = await authenticate(
-      request,
-      {
-        sql,
-        logger: deps.logger,
-        allowedOrigins: deps.allowedOrigins,
-        insecureLoopbackTenant: deps.insecureLoopbackTenant,
-        host: deps.host,
-        oauth: deps.oauth,
-        maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
-      },
-      legacyReadAhead(request, body),
-    ).catch((error) => {
+    const gate = await authenticate(request, gateConfigOf(deps, sql), legacyReadAhead(request, body)).catch((error) => {
       deps.logger.error("authentication unavailable", { error: (error as Error).message });
       return jsonResponse({ error: "unavailable", message: "Service temporarily unavailable" }, 503);
     });
@@ -88,6 +77,19 @@ export function createMcpHandler(deps: McpHandlerDeps): McpPostHandler {
       },
       body,
     );
+  };
+}
+
+/** What the auth gate needs of the handler's dependencies: the same for POST and the session verbs. */
+export function gateConfigOf(deps: McpHandlerDeps, sql: SqlHandle): GateConfig {
+  return {
+    sql,
+    logger: deps.logger,
+    allowedOrigins: deps.allowedOrigins,
+    insecureLoopbackTenant: deps.insecureLoopbackTenant,
+    host: deps.host,
+    oauth: deps.oauth,
+    maxActiveTasksPerKey: deps.maxActiveTasksPerKey,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { SqlHandle } from "@runifold/store";
 import { type Authenticated, authenticate } from "./auth-gate";
-import type { McpHandlerDeps } from "./create-mcp-handler";
+import { gateConfigOf, type McpHandlerDeps } from "./create-mcp-handler";
 import { jsonResponse, RPC, rpcError } from "./json-rpc";
 import { hasScope } from "./scopes";
 import { MODERN_PROTOCOL_VERSIONS } from "./server-info";
@@ -21,14 +21,7 @@ export async function authenticateSessionRequest(
   deps: McpHandlerDeps,
   sql: SqlHandle,
 ): Promise<Authenticated | Response> {
-  const gate = await authenticate(request, {
-    sql,
-    logger: deps.logger,
-    allowedOrigins: deps.allowedOrigins,
-    insecureLoopbackTenant: deps.insecureLoopbackTenant,
-    host: deps.host,
-    oauth: deps.oauth,
-  });
+  const gate = await authenticate(request, gateConfigOf(deps, sql));
   if (gate instanceof Response || hasScope(gate.principal, "mcp")) return gate;
   const metadata = deps.oauth ? `, resource_metadata="${deps.oauth.resourceMetadataUrl}"` : "";
   return jsonResponse(rpcError(null, RPC.invalidRequest, 'Insufficient scope: this request requires the "mcp" scope'), 403, {
