@@ -9,6 +9,7 @@
 import { cancelRunAsAdmin } from "@runifold/sdk";
 import postgres from "postgres";
 import { modernRequest, TASKS_ONLY } from "../../tests/helpers/mcp-envelope";
+import { sseMessages } from "../../tests/helpers/sse";
 import { treeCpuMs } from "../lib/cpu";
 import { treeRssKb } from "../lib/proc-memory";
 import { inParallel, waitFor } from "../lib/procs";
@@ -37,29 +38,14 @@ async function call(token: string, method: string, params: Record<string, unknow
   return body.result ?? {};
 }
 
-/** Reads one stream's SSE events until it ends, stamping the first snapshot and the first "cancelled". */
-async function read(stream: Stream, body: ReadableStream<Uint8Array>) {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = body.getReader();
+/** Reads one stream's SSE messages (tests/helpers/sse.ts) until it ends, stamping the first snapshot and the first "cancelled". */
+async function read(stream: Stream, response: Response) {
   try {
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      buffer += decoder.decode(part.value, { stream: true });
-      for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
-        const data = buffer
-          .slice(0, cut)
-          .split("\n")
-          .filter((line) => line.startsWith("data: "))
-          .map((line) => line.slice(6))
-          .join("\n");
-        buffer = buffer.slice(cut + 2);
-        if (!data) continue;
-        const message = JSON.parse(data) as { method?: string; params?: { status?: string } };
-        if (message.method !== "notifications/tasks") continue;
-        const now = performance.now();
-        if (message.params?.status === "cancelled") stream.cancelledAt ||= now;
-        else stream.snapshotAt ||= now;
-      }
+    for await (const message of sseMessages(response) as AsyncGenerator<{ method?: string; params?: { status?: string } }>) {
+      if (message.method !== "notifications/tasks") continue;
+      const now = performance.now();
+      if (message.params?.status === "cancelled") stream.cancelledAt ||= now;
+      else stream.snapshotAt ||= now;
     }
   } catch {
     // aborted at the end of the run, or the server dropped it: `ended` says so either way
@@ -82,7 +68,7 @@ async function open(token: string, taskId: string): Promise<Stream> {
     if (response.status !== 200 || !response.body) {
       stream.ended = true;
       await response.body?.cancel();
-    } else void read(stream, response.body);
+    } else void read(stream, response);
   } catch {
     stream.ended = true;
   }
