@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ApprovalOptions, ApprovalResult } from "./approvals/types";
+import type { FailureContext, RunFailure } from "./compensation/types";
 import type { RetryPolicy } from "./policy/retry-policy";
 
 /** A content block of a tool result (MCP `ContentBlock`, the subset workflows produce). */
@@ -185,6 +186,12 @@ export type WorkflowDefinition<I = unknown> = {
    */
   maxLostAttempts?: number;
   run(ctx: WorkflowContext, input: I): Promise<WorkflowResult>;
+  /**
+   * Compensation (docs/authoring.md "Compensation"): runs durably once the run fails or is cancelled.
+   * Its steps are checkpointed under `onfailure:` keys, so a crash mid-compensation resumes it without
+   * repeating finished steps; the run still ends failed (or cancelled) with its original cause.
+   */
+  onFailure?: (ctx: FailureContext, failure: RunFailure<I>) => Promise<void>;
 };
 
 export function defineWorkflow<I>(definition: WorkflowDefinition<I>): WorkflowDefinition<I> {
