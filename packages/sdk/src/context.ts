@@ -2,6 +2,7 @@ import { requestApproval } from "./context/approval";
 import { Attempt, type AttemptDeps } from "./context/attempt";
 import { startChildWorkflow } from "./context/child";
 import { recordValue } from "./context/deterministic";
+import { deprecatePatch, patched } from "./context/patched";
 import { runStep } from "./context/step";
 import { requestInputs, signalWaiter, sleep } from "./context/waits";
 import { WorkflowMisuse } from "./errors";
@@ -47,6 +48,8 @@ export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; 
     now: () => contained(recordValue(attempt, "now")),
     random: () => contained(recordValue(attempt, "random")),
     uuid: () => contained(recordValue(attempt, "uuid")),
+    patched: (id) => patched(attempt, id),
+    deprecatePatch: (id) => deprecatePatch(attempt, id),
     progress: (progress) => contained(reportBestEffort(attempt, progress)),
     log: (message, data) => contained(logBestEffort(attempt, message, data)),
   };

@@ -146,6 +146,15 @@ export type WorkflowContext = {
   random(): Promise<number>;
   /** A random UUID (v4), recorded once and replayed like `now()`: safe as an idempotency key for a step. */
   uuid(): Promise<string>;
+  /**
+   * A patch point inside a running version (docs/authoring.md "Versioning"): true for a run that
+   * reaches this call on its first execution (the answer is recorded in its history as a marker),
+   * false for a run that had already passed this point before the code changed. Write
+   * `if (ctx.patched("id")) { new path } else { old path }`; synchronous, so no `await`.
+   */
+  patched(id: string): boolean;
+  /** The next stage of a patch once no run still needs the old path: the new path only, nothing recorded. */
+  deprecatePatch(id: string): void;
   /** Visible progress for clients and operators. Best effort: it never rejects. */
   progress(progress: Progress): Promise<void>;
   /**

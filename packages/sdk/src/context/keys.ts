@@ -1,7 +1,7 @@
 import { WorkflowMisuse } from "../errors";
 
 /** Prefixes the engine uses for its own history keys (context/*.ts); a step key may not start with one. */
-const RESERVED = /^(sleep|signal|input|deadline|retry|approval|now|random|uuid|repeat|child|child-result):/;
+const RESERVED = /^(sleep|signal|input|deadline|retry|approval|now|random|uuid|repeat|child|child-result|patched):/;
 
 /** A user-chosen key (step, sleep, signal name, input key): 1-200 characters, not a reserved prefix. */
 export function checkKey(key: unknown, what: string): string {

@@ -35,6 +35,8 @@ export async function runStep<T>(
   try {
     const recorded = deps.state.steps.get(key);
     if (recorded) return recorded.value as T;
+    // Before a side effect: refused if the code no longer reaches recorded work (replay/history.ts).
+    await deps.history.beforeNewWork(key);
     const policy = resolveRetryPolicy(deps.retry, options);
     const timeoutMs = options?.timeoutMs === undefined ? undefined : checkMs(options.timeoutMs, `ctx.step("${key}") timeoutMs`);
     const retryState = deps.state.steps.get(`retry:${key}`)?.value as StepRetryState | undefined;

@@ -1,8 +1,11 @@
 import { WorkflowMisuse } from "../errors";
 import type { RunState } from "../ops/load-run-state";
 
-/** Keys the engine writes for its own bookkeeping: never positional, never "work to replay". */
-const BOOKKEEPING = /^(retry|deadline):/;
+/**
+ * Keys that are never positional and never "work to replay": the engine's bookkeeping, and patch
+ * markers (context/patched.ts), which a later version of the code may stop asking about.
+ */
+const BOOKKEEPING = /^(retry|deadline|patched):/;
 
 /**
  * The replay's view of the run's history. Every durable operation (step, sleep, signal wait, input
@@ -14,8 +17,16 @@ const BOOKKEEPING = /^(retry|deadline):/;
  * "workflow code changed" error instead of replaying the wrong values. Operations called while
  * another is pending (`Promise.all` branches) get no position: the order in which parallel branches
  * reach them is timing, not code (and a replay, whose memoized operations settle at once, reaches
- * them in another order than the first execution did). So the check covers the sequential code up
- * to the first parallel operation of an attempt and stops there, rather than raise a false alarm.
+ * them in another order than the first execution did). So the position check covers the sequential
+ * code up to the first parallel operation of an attempt and stops there, rather than raise a false alarm.
+ *
+ * Past that point a second check guards work with side effects (`beforeNewWork`, called by a step
+ * before its body first runs): new work while recorded operations are still unreached is allowed
+ * only once the code cannot reach them first. It waits until every other pending operation has
+ * settled (the replay of memoized branches takes microtasks; one macrotask at least), and if some
+ * recorded operation is still unreached then, the code no longer reaches it: a renamed or removed
+ * operation, wherever it stands. Normal runs never wait: new work comes after the whole history is
+ * reached, where the check is one comparison.
  *
  * `replaying` is true until every recorded operation has been reached again: progress and log lines
  * written during that stretch were already written by an earlier attempt, so ctx skips them. Answers
@@ -27,6 +38,10 @@ export class ReplayHistory {
   private parallelSeen = false;
   private readonly keyAt = new Map<number, string>();
   private readonly unreached = new Set<string>();
+  /** Operations waiting in beforeNewWork: pending, but waiting for the others, so not counted as work in flight. */
+  private deferred = 0;
+  /** Patch markers on their way to the store (context/patched.ts). */
+  private markers: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly state: RunState) {
     for (const [key, recorded] of state.steps) {
@@ -73,6 +88,35 @@ export class ReplayHistory {
     return { seq: sequential ? position : null, done };
   }
 
+  /** A patch marker's write: new work waits for it, so nothing is recorded after a marker that is not. */
+  markerWritten(write: Promise<void>) {
+    write.catch(() => {});
+    this.markers = Promise.all([this.markers, write]);
+  }
+
+  /**
+   * Called by an operation with side effects (a step body) right before it runs for the first
+   * time: refuses it when the history holds recorded operations the code no longer reaches
+   * (see the class comment), and waits for pending patch markers.
+   */
+  async beforeNewWork(key: string): Promise<void> {
+    await this.markers;
+    if (this.unreached.size === 0) return;
+    this.deferred += 1;
+    try {
+      do await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.unreached.size > 0 && this.pending > this.deferred);
+    } finally {
+      this.deferred -= 1;
+    }
+    if (this.unreached.size === 0) return;
+    const missing = [...this.unreached].slice(0, 3).map(describe);
+    const more = this.unreached.size > 3 ? ` and ${this.unreached.size - 3} more` : "";
+    throw changed(
+      `${describe(key)} is new, and the history holds ${missing.join(", ")}${more}, which the code no longer reaches before it`,
+    );
+  }
+
   private check(position: number, key: string) {
     const recorded = this.state.steps.get(key);
     if (recorded && recorded.seq !== null && recorded.seq !== position) {
@@ -88,7 +132,7 @@ export class ReplayHistory {
 function changed(detail: string): WorkflowMisuse {
   return new WorkflowMisuse(
     "nondeterminism",
-    `workflow code changed under a running version: ${detail}. Deploy changed code as a new workflow version.`,
+    `workflow code changed under a running version: ${detail}. Deploy changed code as a new workflow version, or guard the change with ctx.patched (docs/authoring.md, "Versioning").`,
   );
 }
 
@@ -98,6 +142,7 @@ export function describe(key: string): string {
   if (repeated) return `${describe(`${repeated[1] ?? ""}${repeated[2]}`)} (call ${repeated[3]})`;
   const value = /^(now|random|uuid):(\d+)$/.exec(key);
   if (value) return `ctx.${value[1]}() (call ${value[2]})`;
+  if (key.startsWith("patched:")) return `ctx.patched("${key.slice(8)}")`;
   if (key.startsWith("sleep:")) return `ctx.sleep("${key.slice(6)}")`;
   const signal = /^signal:(.*)#(\d+)$/.exec(key);
   if (signal) return `ctx.waitForSignal("${signal[1]}") (wait ${Number(signal[2]) + 1})`;
