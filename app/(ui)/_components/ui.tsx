@@ -1,6 +1,7 @@
 import type { RunStatus } from "@runifold/sdk";
 import type { ReactNode } from "react";
 import { STATUS_LABEL, statusTone } from "@/lib/ui/presenters/status-labels";
+import { LocalTime } from "./local-time";
 
 // Small presentational pieces shared by the console pages (no hooks: usable on server and client).
 
@@ -57,9 +58,5 @@ export const dangerButtonClass =
 
 export function Time({ iso }: { iso: string | null }) {
   if (!iso) return <span className="text-slate-400">—</span>;
-  return (
-    <time dateTime={iso} title={iso} suppressHydrationWarning>
-      {new Date(iso).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "medium" })}
-    </time>
-  );
+  return <LocalTime iso={iso} />;
 }
