@@ -125,4 +125,24 @@ describe("formatDuration", () => {
       "1 d 3 h",
     ]);
   });
+
+  it("leads a failed task with its stored cause, and keeps what clients see as a note", () => {
+    const failed: DiagnosisInput = {
+      ...base,
+      status: "failed",
+      finishedAt: now,
+      terminal: { error: { message: "Workflow generate-report@1 failed" } },
+    };
+    expect(diagnoseTask(failed, [worker], now).headline).toBe("failed: Workflow generate-report@1 failed");
+    const d = diagnoseTask(
+      {
+        ...failed,
+        failureCause: { code: "nondeterminism", name: "NonDeterminism", step: "charge", message: "step order changed" },
+      },
+      [worker],
+      now,
+    );
+    expect(d.headline).toBe("failed (nondeterminism) in step `charge`: NonDeterminism: step order changed");
+    expect(d.notes).toContain("clients see: Workflow generate-report@1 failed");
+  });
 });

@@ -24,6 +24,11 @@ export type DiagnosisInput = {
     error?: { message: string };
     reason?: string;
   };
+  /**
+   * A failed run's stored cause (runs.failure; operators only). Review F20: without it the headline
+   * was the generic error clients get ("Workflow x@1 failed") and the real cause sat further down.
+   */
+  failureCause?: { code: string; message: string; name?: string; step?: string } | null;
 };
 
 export type OnlineWorker = { id: string; workflows: string[] };
@@ -137,8 +142,14 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
       const text = task.terminal.result.content?.find((block) => block.type === "text")?.text;
       return result("completed_with_error", "warn", `completed with a tool error after ${took}${text ? `: ${text}` : ""}`);
     }
-    case "failed":
-      return result("failed", "error", `failed: ${task.terminal?.error?.message ?? task.statusMessage ?? "unknown error"}`);
+    case "failed": {
+      const clientError = task.terminal?.error?.message ?? task.statusMessage ?? "unknown error";
+      const cause = task.failureCause;
+      if (!cause) return result("failed", "error", `failed: ${clientError}`);
+      const where = cause.step ? ` in step \`${cause.step}\`` : "";
+      if (cause.message !== clientError) notes.push(`clients see: ${clientError}`);
+      return result("failed", "error", `failed (${cause.code})${where}: ${cause.name ? `${cause.name}: ` : ""}${cause.message}`);
+    }
     case "cancelled":
       return result("cancelled", "info", `cancelled: ${task.terminal?.reason ?? task.statusMessage ?? "no reason given"}`);
   }

@@ -25,7 +25,10 @@ export function DiagnosisPanel({ diagnosis }: { diagnosis: Diagnosis }) {
           ))}
         </ul>
       )}
-      <p className="mt-2 text-xs">What to do: docs/troubleshooting.md, “{diagnosis.code}”.</p>
+      {/* Review F20: "what to do" under a task that completed fine was noise. */}
+      {diagnosis.tone !== "ok" && (
+        <p className="mt-2 text-xs">What to do: see “{diagnosis.code}” in the troubleshooting guide (docs/troubleshooting.md).</p>
+      )}
     </section>
   );
 }
