@@ -26,6 +26,7 @@ import {
   setRouteScheduleAction,
   setRouteSchedulePausedAction,
 } from "@/lib/ui/actions/route-actions";
+import { signalTaskAction } from "@/lib/ui/actions/signal-action";
 import { answerInputAction, cancelTaskAction, rerunTaskAction } from "@/lib/ui/actions/task-actions";
 import {
   addMemberAction,
@@ -37,6 +38,7 @@ import {
 import {
   createWebhookAction,
   deleteWebhookAction,
+  resendWebhookDeliveryAction,
   rotateWebhookSecretAction,
   sendWebhookTestAction,
   setWebhookEnabledAction,
@@ -51,8 +53,10 @@ import {
   createTenantInput,
   createWebhookInput,
   decideApprovalInput,
+  resendDeliveryInput,
   saveRouteInput,
   setRouteScheduleInput,
+  signalTaskInput,
 } from "@/lib/ui/form-inputs";
 
 // Server actions are public POST endpoints: each lib/ui/actions action starts with requireOperator
@@ -128,6 +132,9 @@ export const saveRouteForm = formAction(saveRouteAction, saveRouteInput, ["/rout
 export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteScheduleInput, ["/routes"]);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInputForm = formAction(answerInputAction, answerInputInput);
+// Not revalidated: the task page refreshes itself every 2 s while the task is live.
+export const resendDeliveryForm = formAction(resendWebhookDeliveryAction, resendDeliveryInput, ["/webhooks"]);
+export const signalTaskForm = formAction(signalTaskAction, signalTaskInput);
 export const decideApprovalForm = formAction(decideApprovalAction, decideApprovalInput, ["/approvals"]);
 // The client address is read per call, for the email that tells the operator of the change.
 export const changePasswordForm = formAction(

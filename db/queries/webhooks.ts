@@ -144,3 +144,43 @@ export async function listRecentDeliveries(
     [subscriptionIds, perSubscription],
   );
 }
+
+/**
+ * Sends a failed delivery again (the console's "Resend"; review F25): the SAME row goes back to
+ * `pending` with a new run of the delivery workflow, so the receiver gets the same `webhook-id` and
+ * can tell a resend from a new event (Standard Webhooks: the id "will be the same when the same
+ * webhook is being resent"). Its attempts and attempt log carry on. One statement: the row is
+ * locked and re-checked as `failed` (a resend pressed twice queues one run), and the run, its
+ * `created` event and the wake-up are made as the insert trigger makes them (migration 0040: the
+ * run's workflow names the tag of the key the subscription's secret is sealed under).
+ */
+export async function requeueFailedDelivery(
+  sql: SqlHandle,
+  params: { id: string; subscriptionId: string; tenantId: string },
+): Promise<{ id: string; run_id: string } | undefined> {
+  if (!isUuid(params.id) || !isUuid(params.subscriptionId) || !isUuid(params.tenantId)) return undefined;
+  const [row] = await sql.unsafe<{ id: string; run_id: string }[]>(
+    `WITH target AS (
+       SELECT d.id, d.tenant_id, 'runifold-webhook-delivery'
+                || CASE WHEN split_part(s.secret_sealed, '.', 1) = 'v2' AND split_part(s.secret_sealed, '.', 2) ~ '^[0-9a-f]{16}$'
+                        THEN '.' || split_part(s.secret_sealed, '.', 2) ELSE '' END AS workflow
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+       WHERE d.id = $1 AND d.subscription_id = $2 AND d.tenant_id = $3 AND d.status = 'failed'
+       FOR UPDATE OF d
+     ), run AS (
+       INSERT INTO runs (id, tenant_id, workflow_name, workflow_version, workflow_key, status, input, origin, claimable_at)
+       SELECT gen_random_uuid(), tenant_id, workflow, 1, workflow || '@1', 'queued', jsonb_build_object('deliveryId', id), 'webhook', now()
+       FROM target
+       RETURNING id, workflow_key
+     ), created AS (
+       INSERT INTO run_events (run_id, type, payload)
+       SELECT id, 'created', jsonb_build_object('workflow', workflow_key, 'origin', 'webhook', 'deliveryId', $1::uuid, 'resend', true)
+       FROM run
+     )
+     UPDATE webhook_deliveries d SET status = 'pending', run_id = run.id
+     FROM run WHERE d.id = $1
+     RETURNING d.id, d.run_id, pg_notify('runifold_wake', run.workflow_key)`,
+    [params.id, params.subscriptionId, params.tenantId],
+  );
+  return row ? { id: row.id, run_id: row.run_id } : undefined;
+}

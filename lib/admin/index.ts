@@ -63,10 +63,12 @@ export type { CreatedWebhook, WebhookPolicy } from "./webhooks";
 export {
   createWebhook,
   deleteWebhook,
+  resendWebhookDelivery,
   rotateWebhookSecret,
   sendWebhookTest,
   setWebhookEnabledState,
   ZCreateWebhook,
   ZSetWebhookEnabled,
+  ZWebhookDeliveryRef,
   ZWebhookRef,
 } from "./webhooks";

@@ -14,6 +14,7 @@ import {
   findWebhookSubscription,
   insertTestDelivery,
   insertWebhookSubscription,
+  requeueFailedDelivery,
   setWebhookEnabled,
   updateWebhookSecret,
   type WebhookSubscriptionRow,
@@ -44,6 +45,7 @@ export const ZCreateWebhook = z.object({
 
 export const ZWebhookRef = z.object({ tenantId: idRule, subscriptionId: idRule });
 export const ZSetWebhookEnabled = ZWebhookRef.extend({ enabled: z.boolean() });
+export const ZWebhookDeliveryRef = ZWebhookRef.extend({ deliveryId: idRule });
 
 /** A subscription and its signing secret: the secret is returned here once and never shown again. */
 export type CreatedWebhook = { subscription: WebhookSubscriptionRow; secret: string };
@@ -162,4 +164,30 @@ export async function sendWebhookTest(
     deliveryId: delivery.id,
   });
   return { deliveryId: delivery.id, runId: delivery.run_id };
+}
+
+/**
+ * Resends a failed delivery of the subscription (db/queries/webhooks.ts requeueFailedDelivery: the
+ * same delivery id, so the same `webhook-id`, with a new run). A delivery that is not failed — still
+ * retrying, delivered, already resent, pruned — or another tenant's is refused without a change.
+ */
+export async function resendWebhookDelivery(
+  ctx: AdminContext,
+  input: z.input<typeof ZWebhookDeliveryRef>,
+): Promise<{ deliveryId: string; runId: string }> {
+  const params = parseInput(ZWebhookDeliveryRef, input);
+  await requireSubscription(ctx, params);
+  const requeued = await requeueFailedDelivery(ctx.sql, {
+    id: params.deliveryId,
+    subscriptionId: params.subscriptionId,
+    tenantId: params.tenantId,
+  });
+  if (!requeued) throw new AppError("conflict", "Only a failed delivery can be resent (this one is not failed, or is gone).");
+  await audit(ctx, "webhook.resend", {
+    tenantId: params.tenantId,
+    subscriptionId: params.subscriptionId,
+    deliveryId: requeued.id,
+    runId: requeued.run_id,
+  });
+  return { deliveryId: requeued.id, runId: requeued.run_id };
 }

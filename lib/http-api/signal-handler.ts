@@ -46,6 +46,7 @@ export function createSignalHandler(deps: HttpApiDeps): (request: Request, param
         taskId: params.id,
         name: params.name,
         payload: payload.value,
+        actor: principal.actor,
         lookup: { method: "POST /api/v1/tasks/{id}/signals/{name}", actor: principal.actor },
       });
       if (result.outcome === "sent") {

@@ -22,7 +22,7 @@ export type SignalTaskResult =
  */
 export async function signalTaskByHandle(
   sql: SqlHandle,
-  params: { tenantId: string; taskId: string; name: string; payload: unknown; lookup?: LookupContext },
+  params: { tenantId: string; taskId: string; name: string; payload: unknown; actor?: string; lookup?: LookupContext },
 ): Promise<SignalTaskResult> {
   if (!isSignalName(params.name)) return { outcome: "invalid_name" };
   const reason = unstorablePayloadReason(params.payload);
@@ -42,6 +42,7 @@ export async function signalTaskByHandle(
     tenantId: params.tenantId,
     name: params.name,
     payload: params.payload ?? null,
+    actor: params.actor,
   });
   if (sent) return { outcome: "sent" };
   // Live a moment ago, refused now: it ended in between (terminal is final), or it has since been

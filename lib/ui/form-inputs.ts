@@ -105,3 +105,15 @@ export const decideApprovalInput = (form: Fields) => ({
   decision: text(form, "decision"),
   comment: text(form, "comment") || undefined,
 });
+
+export const signalTaskInput = (form: Fields) => ({
+  taskId: text(form, "taskId"),
+  name: text(form, "name"),
+  payload: text(form, "payload"),
+});
+
+export const resendDeliveryInput = (form: Fields) => ({
+  tenantId: text(form, "tenantId"),
+  subscriptionId: text(form, "subscriptionId"),
+  deliveryId: text(form, "deliveryId"),
+});

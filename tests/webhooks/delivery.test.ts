@@ -4,7 +4,7 @@ import { provideInput, type Worker, webhookKeyTag } from "@runifold/sdk";
 import type postgres from "postgres";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendWebhookTest } from "../../lib/admin";
+import { resendWebhookDelivery, sendWebhookTest } from "../../lib/admin";
 import { freshDatabase } from "../helpers/db";
 import { waitForRunStatus } from "../helpers/runs";
 import { waitFor } from "../helpers/wait-for";
@@ -247,5 +247,50 @@ describe("send test", () => {
       code: "not_found",
     });
     expect(await deliveriesOf(sql, subscription.id)).toHaveLength(1);
+  });
+});
+
+describe("resend", () => {
+  it("sends a failed delivery again under the same webhook-id, once, through a new run", async () => {
+    const tenantId = await newTenant(sql, "resend");
+    receiver.script("/resend", [400]);
+    const { secret, subscription } = await subscribe(sql, tenantId, receiver.url("/resend"), ["task.input_required"]);
+    await startTask(sql, tenantId, approval, { amount: 4 });
+    const [failed] = await waitFor(
+      () => deliveriesOf(sql, subscription.id),
+      (rows) => rows[0]?.status === "failed",
+      { describe: "the delivery to fail" },
+    );
+    const ref = { tenantId, subscriptionId: subscription.id, deliveryId: failed?.id as string };
+    // Another tenant naming it is refused as "not found", and nothing changes.
+    const rival = await newTenant(sql, "resend-rival");
+    await expect(resendWebhookDelivery({ sql, actor: ACTOR }, { ...ref, tenantId: rival })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    const resent = await resendWebhookDelivery({ sql, actor: ACTOR }, ref);
+    expect(resent.deliveryId).toBe(failed?.id);
+    expect(resent.runId).not.toBe(failed?.run_id);
+    // Pressed twice: the row is no longer failed, so the second is refused and queues nothing.
+    await expect(resendWebhookDelivery({ sql, actor: ACTOR }, ref)).rejects.toMatchObject({ code: "conflict" });
+    const hooks = await waitForHooks("/resend", 2);
+    expect(hooks[1]?.headers["webhook-id"]).toBe(hooks[0]?.headers["webhook-id"]);
+    expect(hooks[1]?.body).toBe(hooks[0]?.body);
+    expect(verifyByHand(secret, hooks[1] as ReceivedWebhook)).toBe(true);
+    const [row] = await waitFor(
+      () => deliveriesOf(sql, subscription.id),
+      (rows) => rows[0]?.status === "delivered",
+      { describe: "the resent delivery to be delivered" },
+    );
+    expect(row?.attempt_log.map((entry) => entry.statusCode)).toEqual([400, 200]);
+    expect(row?.run_id).toBe(resent.runId);
+    await waitForRunStatus(sql, resent.runId, "completed");
+    const [run] = await sql`SELECT workflow_key FROM runs WHERE id = ${resent.runId}`;
+    expect(run?.workflow_key).toBe(`runifold-webhook-delivery.${webhookKeyTag(KEY_MATERIAL)}@1`);
+    expect(await deliveriesOf(sql, subscription.id)).toHaveLength(1);
+    const audits = await sql`SELECT fields FROM audit_events WHERE action = 'webhook.resend' AND tenant_id = ${tenantId}`;
+    expect(audits).toHaveLength(1);
+    expect(audits[0]?.fields).toMatchObject({ deliveryId: failed?.id, runId: resent.runId });
+    // A delivered one cannot be resent either.
+    await expect(resendWebhookDelivery({ sql, actor: ACTOR }, ref)).rejects.toMatchObject({ code: "conflict" });
   });
 });

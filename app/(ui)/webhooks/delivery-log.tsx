@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { DeliveryItem } from "@/lib/ui/presenters/webhooks";
 import { Empty, Time } from "../_components/ui";
+import { ResendButton } from "./resend-button";
 
 const STATUS_CLASS: Record<string, string> = {
   delivered: "bg-emerald-50 text-emerald-800",
@@ -9,8 +10,16 @@ const STATUS_CLASS: Record<string, string> = {
   pending: "bg-slate-100 text-slate-700",
 };
 
-/** The newest deliveries of one subscription: event, task, outcome, attempts (each one listed), last error. */
-export function DeliveryLog({ deliveries }: { deliveries: DeliveryItem[] }) {
+/** The newest deliveries of one subscription: event, task, outcome, attempts (each one listed), last error, Resend when failed. */
+export function DeliveryLog({
+  deliveries,
+  tenantId,
+  subscriptionId,
+}: {
+  deliveries: DeliveryItem[];
+  tenantId: string;
+  subscriptionId: string;
+}) {
   if (deliveries.length === 0) return <Empty>No deliveries yet.</Empty>;
   return (
     <div className="overflow-x-auto">
@@ -85,7 +94,10 @@ export function DeliveryLog({ deliveries }: { deliveries: DeliveryItem[] }) {
                   </details>
                 )}
               </td>
-              <td className="max-w-md break-words py-1 text-xs text-slate-600">{d.lastError ?? "—"}</td>
+              <td className="max-w-md break-words py-1 text-xs text-slate-600">
+                {d.lastError ?? "—"}
+                {d.status === "failed" && <ResendButton tenantId={tenantId} subscriptionId={subscriptionId} deliveryId={d.id} />}
+              </td>
             </tr>
           ))}
         </tbody>

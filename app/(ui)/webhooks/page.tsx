@@ -55,7 +55,11 @@ export default async function WebhooksPage() {
                   enabled={subscription.enabled}
                 />
               </div>
-              <DeliveryLog deliveries={subscription.deliveries} />
+              <DeliveryLog
+                deliveries={subscription.deliveries}
+                tenantId={subscription.tenantId}
+                subscriptionId={subscription.id}
+              />
             </section>
           ))
         )}

@@ -52,7 +52,7 @@ export type RunEventRow = {
 };
 
 /** The operator an actor event names (`operator:<uuid>` exactly, so the cast cannot fail), else NULL. */
-const OPERATOR_ACTOR_ID = `CASE WHEN e.type IN ('input_answered', 'cancelled', 'rerun_of', 'rerun_as')
+const OPERATOR_ACTOR_ID = `CASE WHEN e.type IN ('input_answered', 'cancelled', 'rerun_of', 'rerun_as', 'signal_sent')
              AND coalesce(e.payload->>'by', e.payload->>'actor') ~ '^operator:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
             THEN substr(coalesce(e.payload->>'by', e.payload->>'actor'), 10)::uuid END`;
 

@@ -2,12 +2,14 @@ import "server-only";
 import {
   createWebhook,
   deleteWebhook,
+  resendWebhookDelivery,
   rotateWebhookSecret,
   sendWebhookTest,
   setWebhookEnabledState,
   type WebhookPolicy,
   ZCreateWebhook,
   ZSetWebhookEnabled,
+  ZWebhookDeliveryRef,
   ZWebhookRef,
 } from "../../admin";
 import { operatorAction } from "./operator-action";
@@ -27,3 +29,4 @@ export function rotateWebhookSecretAction(policy: WebhookPolicy) {
 export const deleteWebhookAction = operatorAction(ZWebhookRef, deleteWebhook, { tenantScoped: true });
 export const setWebhookEnabledAction = operatorAction(ZSetWebhookEnabled, setWebhookEnabledState, { tenantScoped: true });
 export const sendWebhookTestAction = operatorAction(ZWebhookRef, sendWebhookTest, { tenantScoped: true });
+export const resendWebhookDeliveryAction = operatorAction(ZWebhookDeliveryRef, resendWebhookDelivery, { tenantScoped: true });

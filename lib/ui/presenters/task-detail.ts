@@ -113,6 +113,8 @@ export function summarizeEvent(type: string, payload: unknown, actorName?: strin
       return `child task ${text("taskId")} ${text("status")}`;
     case "waiting_children":
       return `waiting for child tasks ${Array.isArray(p.taskIds) ? p.taskIds.join(", ") : ""}`;
+    case "signal_sent":
+      return `signal \`${text("name")}\` sent${who("actor") ? ` by ${who("actor")}` : ""}`;
     case "step_failed":
       return `step \`${text("key")}\` failed (execution ${text("failures")}), retrying in ${text("retryInMs")} ms`;
     default: {
@@ -132,7 +134,8 @@ function actorOf(row: RunEventRow): { actor?: string } {
   return typeof label === "string" ? { actor: label } : {};
 }
 
-const ACTOR_EVENTS = new Set(["input_answered", "cancelled", "rerun_of", "rerun_as"]);
+// The same types as OPERATOR_ACTOR_ID in lib/tasks/queries/task-detail.ts.
+const ACTOR_EVENTS = new Set(["input_answered", "cancelled", "rerun_of", "rerun_as", "signal_sent"]);
 
 function toEventItems(rows: RunEventRow[]): TaskEventItem[] {
   return rows.map((row) => ({

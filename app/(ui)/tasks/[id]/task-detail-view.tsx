@@ -16,6 +16,7 @@ import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
 import { RerunButton } from "./rerun-button";
 import { RerunLinks } from "./rerun-links";
+import { SignalForm } from "./signal-form";
 import { StepsPanel } from "./steps-panel";
 import { TaskHeading } from "./task-heading";
 
@@ -156,6 +157,12 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
               </Link>
             </p>
           </Card>
+        )}
+        {!terminal && (
+          <SignalForm
+            taskId={task.id}
+            waitingFor={task.waitDetail && "signal" in task.waitDetail ? task.waitDetail.signal.name : undefined}
+          />
         )}
         {terminal && (
           <Card title={task.terminal?.error ? "Error" : "Result"} className="lg:col-span-2">

@@ -5,7 +5,14 @@ import { DEFAULT_LIMITS } from "../limits";
 import { isTerminal, type RunStatus } from "../states";
 import { requireTenantId } from "./require-tenant";
 
-export type SendSignalParams = { runId: string; name: string; payload?: unknown; maxPayloadBytes?: number };
+export type SendSignalParams = {
+  runId: string;
+  name: string;
+  payload?: unknown;
+  maxPayloadBytes?: number;
+  /** Who sent it (`operator:<id>`, `key:<id>`, …), stored on the `signal_sent` event for the task's history. */
+  actor?: string;
+};
 
 /**
  * Delivers a named signal to a run of `tenantId`. The run row is locked first so the signal and a
@@ -50,8 +57,9 @@ async function signalWhere(sql: SqlHandle, params: SendSignalParams, tenantId: s
     if (!status || isTerminal(status)) return false;
     await tx.unsafe(
       `WITH sent AS (INSERT INTO run_signals (run_id, name, payload) VALUES ($1, $2, $3::text::jsonb) RETURNING run_id)
-       INSERT INTO run_events (run_id, type, payload) SELECT run_id, 'signal_sent', jsonb_build_object('name', $2::text) FROM sent`,
-      [params.runId, params.name, payload.text],
+       INSERT INTO run_events (run_id, type, payload)
+       SELECT run_id, 'signal_sent', jsonb_strip_nulls(jsonb_build_object('name', $2::text, 'actor', $4::text)) FROM sent`,
+      [params.runId, params.name, payload.text, params.actor ?? null],
     );
     await tx.unsafe(
       `UPDATE runs SET status = 'queued', claimable_at = now(), updated_at = now()
