@@ -131,8 +131,13 @@ async function main() {
 }
 
 function printWelcome(url: string, seed: SeedResult | undefined, workers: number) {
-  const lines = [``, `  Runifold is running at ${url}`, `  health: ${url}/api/health · workers: ${workers}`];
-  const secrets = seed?.created ? credentialLines(seed) : [];
+  const lines = [
+    ``,
+    `  Runifold is running at ${url}`,
+    `  console: ${url}/tasks · MCP endpoint: ${url}/api/mcp`,
+    `  health: ${url}/api/health · workers: ${workers}`,
+  ];
+  const secrets = seed?.created ? credentialLines(seed, `${url}/api/mcp`) : [];
   if (secrets.length > 0) {
     const shown = presentCredentials(secrets, {
       dataRoot,

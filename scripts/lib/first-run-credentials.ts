@@ -17,10 +17,17 @@ export function presentCredentials(secrets: string[], options: { dataRoot: strin
   return [`First run: credentials written to ${file} (mode 0600). Read it once, then delete it.`];
 }
 
-/** The secret lines of a seed's result: the operator login and, for the demo, its API key. */
-export function credentialLines(seed: { apiKey?: string; operator?: { email: string; password: string } }): string[] {
+/**
+ * The secret lines of a seed's result: the operator login and, for the demo, its API key — with the
+ * ready-made `export` line the README's CLI steps ask for next (review F24), when the MCP endpoint is known.
+ */
+export function credentialLines(
+  seed: { apiKey?: string; operator?: { email: string; password: string } },
+  mcpUrl?: string,
+): string[] {
   return [
     ...(seed.operator ? [`operator login: ${seed.operator.email} / ${seed.operator.password}`] : []),
     ...(seed.apiKey ? [`demo API key:   ${seed.apiKey}`] : []),
+    ...(seed.apiKey && mcpUrl ? [`for the CLI:    export RUNIFOLD_KEY=${seed.apiKey} RUNIFOLD_URL=${mcpUrl}`] : []),
   ];
 }
