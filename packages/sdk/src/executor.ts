@@ -1,4 +1,5 @@
 import type { SqlHandle } from "@runifold/store";
+import { failThroughHook, guardBodyKeys, type HookEnv, recordedFailure, runHook } from "./compensation/on-failure";
 import { type Attempt, createReplayContext } from "./context";
 import { settleChildStarts } from "./context/child-starts";
 import { dbClockFrom } from "./db-clock";
@@ -68,7 +69,9 @@ export async function executeRun(
 ): Promise<ExecutionEnd> {
   const lease: Lease = { runId: run.id, workerId: deps.workerId, attempt: run.attempt, leaseMs: deps.leaseMs };
   const clock = dbClockFrom(run.db_now);
-  const fail = (error: PublicError, cause: FailureCause) => finish(deps, lease, { status: "failed", error, cause });
+  const failRun = (error: PublicError, cause: FailureCause) => finish(deps, lease, { status: "failed", error, cause });
+  // Once the body runs, a workflow with onFailure fails through its hook instead.
+  let fail = failRun;
   const keeper = keepLease({ sql: deps.leaseSql, lease, logger: deps.logger, onLost: (reason) => abort.abort(reason) });
   let deadlineTimer: NodeJS.Timeout | undefined;
   let attempt: Attempt | undefined;
@@ -108,32 +111,48 @@ export async function executeRun(
         causeOf(error, { attempt: run.attempt }),
       );
     }
-    const created = createReplayContext({
+    const attemptDeps = {
       sql: deps.sql,
       writes: deps.writes,
       lease,
       tenantId: run.tenant_id,
       workflowKey: run.workflow_key,
       observer: deps.observer,
-      state,
-      history: new ReplayHistory(state),
       clock,
       limits: deps.limits,
       logger: deps.logger,
       retry: definition.retry,
       signal: abort.signal,
-      end: (reason) => {
+      end: (reason: Error) => {
         if (!abort.signal.aborted) abort.abort(reason);
       },
-    });
+    };
+    // A workflow with onFailure whose failure is recorded runs its hook, never its body again (compensation/on-failure.ts).
+    const hookEnv: HookEnv | undefined = definition.onFailure
+      ? {
+          attemptDeps,
+          run,
+          definition,
+          input,
+          abort,
+          finish: (o) => finish(deps, lease, o),
+          handBack: () => void releaseWhenStoreAnswers(deps, lease),
+        }
+      : undefined;
+    const failure = hookEnv && recordedFailure(state);
+    if (hookEnv && failure) return await runHook(hookEnv, state, failure);
+    const created = createReplayContext({ ...attemptDeps, state, history: new ReplayHistory(state) });
     attempt = created.attempt;
+    const body = attempt;
+    if (hookEnv) fail = (error, cause) => failThroughHook(hookEnv, state, { status: "failed", error, cause }, body);
     const scope = {
       runId: run.id,
       fail: (error: UnhandledWorkflowError) => {
         if (!abort.signal.aborted) abort.abort(error);
       },
     };
-    const result = await runInAttemptScope(scope, () => definition.run(created.ctx, input));
+    const ctx = hookEnv ? guardBodyKeys(created.ctx) : created.ctx;
+    const result = await runInAttemptScope(scope, () => definition.run(ctx, input));
     // A child started and not awaited is recorded (or refused) before the run ends (context/child.ts).
     await settleChildStarts(attempt);
     if (attempt.misuse) return await failWith(deps, run, fail, attempt.misuse, attempt);
@@ -155,7 +174,7 @@ export async function executeRun(
     if (attempt?.suspended || caught instanceof RunSuspended) return "suspended";
     // The abort reason says why the attempt stopped, whatever the workflow threw on the way out.
     const reason = abort.signal.aborted ? abort.signal.reason : caught;
-    if (reason instanceof RunTimedOut) return await failTimedOut(run, fail);
+    if (reason instanceof RunTimedOut) return await failTimedOut(run, failRun);
     if (reason instanceof UnhandledWorkflowError) return await failWith(deps, run, fail, reason, undefined);
     // Given up locally (the store did not answer the renewals): not the run's fault either.
     if (reason instanceof LeaseExpiredLocally) void releaseWhenStoreAnswers(deps, lease);

@@ -1,6 +1,9 @@
 export * from "./approvals";
 export type { ApprovalOptions, ApprovalResult } from "./approvals/types";
 export { CHANNELS, taskIdsOf } from "./channels";
+export type { Compensation, Saga, SagaContext } from "./compensation/saga";
+export { saga } from "./compensation/saga";
+export type { CompletedStep, RunFailure } from "./compensation/types";
 export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
 export type { PublishOutcome } from "./definitions/publish";
@@ -109,6 +112,7 @@ export type {
   ChildHandle,
   ChildOptions,
   ChildWorkflowRef,
+  FailureContext,
   InputRequest,
   InputResponse,
   InputTimeout,

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ApprovalOptions, ApprovalResult } from "./approvals/types";
-import type { FailureContext, RunFailure } from "./compensation/types";
+import type { CompletedStep, RunFailure } from "./compensation/types";
 import type { RetryPolicy } from "./policy/retry-policy";
 
 /** A content block of a tool result (MCP `ContentBlock`, the subset workflows produce). */
@@ -162,6 +162,20 @@ export type WorkflowContext = {
    * a replay does not repeat the lines of the work it replays.
    */
   log(message: string, data?: Record<string, unknown>): Promise<void>;
+};
+
+/**
+ * What `onFailure` receives as `ctx` (docs/authoring.md "Compensation"): steps and sleeps, checkpointed
+ * under `onfailure:` history keys, so a worker that dies mid-compensation resumes it without running a
+ * recorded compensation step again; and the body's completed steps. No waits for signals, input,
+ * approvals or children: a compensation should not depend on anyone answering it.
+ */
+export type FailureContext = Pick<
+  WorkflowContext,
+  "runId" | "tenantId" | "attempt" | "signal" | "step" | "sleep" | "log" | "progress"
+> & {
+  /** The body's completed steps, in the order they completed (what a saga compensates: compensation/saga.ts). */
+  readonly completedSteps: readonly CompletedStep[];
 };
 
 export type WorkflowDefinition<I = unknown> = {

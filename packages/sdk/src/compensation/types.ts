@@ -1,22 +1,8 @@
-import type { WorkflowContext } from "../workflow";
-
 /** A step the workflow's body completed before it failed or was cancelled, with its recorded output. */
 export type CompletedStep = {
   /** The history key: the step's key, or `repeat:<key>#<n>` for the n-th call of a key in a loop. */
   readonly key: string;
   readonly output: unknown;
-};
-
-/**
- * What `onFailure` receives as `ctx`: the durable operations a compensation needs. Its steps and
- * sleeps are checkpointed like the body's, under history keys prefixed `onfailure:`, so a worker that
- * dies mid-compensation resumes it and does not run a compensation step already recorded again.
- * Waits for signals, input, approvals and children are not offered: a compensation should not depend
- * on anyone answering it.
- */
-export type FailureContext = Pick<WorkflowContext, "runId" | "tenantId" | "attempt" | "signal" | "step" | "sleep" | "log" | "progress"> & {
-  /** The body's completed steps, in the order they completed (what a saga compensates: saga.ts). */
-  readonly completedSteps: readonly CompletedStep[];
 };
 
 /**

@@ -1,0 +1,191 @@
+import { createReplayContext } from "../context";
+import type { Attempt, AttemptDeps } from "../context/attempt";
+import { AttemptEnded, LeaseExpiredLocally, LeaseLost, RunSuspended, StoreUnavailable, WorkflowMisuse } from "../errors";
+import type { ExecutionEnd } from "../execution-end";
+import { causeOf, type FailureCause } from "../failure-cause";
+import { encodeJson } from "../json-value";
+import { runInAttemptScope } from "../last-resort";
+import { appendLog } from "../ops/append-log";
+import type { ClaimedRun } from "../ops/claim-runs";
+import type { PublicError } from "../ops/finish-run";
+import type { RecordedStep, RunState } from "../ops/load-run-state";
+import { readCompletedSteps } from "../ops/read-completed-steps";
+import { releaseForCompensation } from "../ops/release-for-compensation";
+import { ReplayHistory } from "../replay/history";
+import { isTransientStoreError } from "../transient-errors";
+import type { AnyWorkflow, FailureContext, WorkflowContext } from "../workflow";
+import type { CompletedStep, RunFailure } from "./types";
+
+/**
+ * The history key of a run's recorded failure. Written before the hook runs, it is what makes the
+ * hook durable: an attempt that finds it runs the hook again instead of the body (the failed step
+ * would otherwise execute again on replay, and might succeed this time, after compensations ran).
+ */
+export const FAILURE_RECORD_KEY = "onfailure";
+/** The hook's own history keys: its steps and sleeps, their numbered repeats and retry state. */
+const HOOK_KEY = /^(?:(?:retry|sleep|repeat):)*onfailure:/;
+
+/** The failure a run ends with once its hook has run: what the body's failure would have written. */
+export type FailureRecord = { status: "failed"; error: PublicError; cause: FailureCause };
+
+/** What the hook needs from the executor's attempt. */
+export type HookEnv = {
+  /** The attempt's deps without a history: the hook replays its own keys only. */
+  attemptDeps: Omit<AttemptDeps, "state" | "history">;
+  run: ClaimedRun;
+  definition: AnyWorkflow;
+  input: unknown;
+  abort: AbortController;
+  /** The executor's terminal write (failures of the store handled there). */
+  finish(outcome: FailureRecord): Promise<ExecutionEnd>;
+  /** Hands the run back once the store answers (the executor's release after an outage). */
+  handBack(): void;
+};
+
+/** The recorded failure of a run whose hook has not finished yet, if there is one. */
+export function recordedFailure(state: RunState): FailureRecord | undefined {
+  return state.steps.get(FAILURE_RECORD_KEY)?.value as FailureRecord | undefined;
+}
+
+/**
+ * The body failed: record the failure (one checkpoint), then run the hook in this attempt. The body's
+ * attempt ends first, so a body promise left running can no longer write anything.
+ */
+export async function failThroughHook(
+  env: HookEnv,
+  state: RunState,
+  record: FailureRecord,
+  body: Attempt,
+): Promise<ExecutionEnd> {
+  body.ended = true;
+  const { writes, lease, logger } = env.attemptDeps;
+  try {
+    const encoded = encodeJson(record, "the run's failure", 256 * 1024);
+    const held = await writes.checkpoint(lease, { key: FAILURE_RECORD_KEY, outputJson: encoded.text, seq: null });
+    if (!held) return "abandoned";
+    state.steps.set(FAILURE_RECORD_KEY, { value: encoded.value, seq: null });
+  } catch (error) {
+    // Unrecorded, the failure is not lost: the next attempt replays the body to it again.
+    logger.warn("could not record the failure before onFailure; the lease decides", { runId: lease.runId, error: String(error) });
+    if (isTransientStoreError(error)) env.handBack();
+    return "abandoned";
+  }
+  if (env.abort.signal.aborted) {
+    // This attempt's signal fired (an unhandled error in workflow code): the next attempt runs the hook.
+    await releaseForCompensation(env.attemptDeps.sql, lease).catch(() => env.handBack());
+    return "abandoned";
+  }
+  return runHook(env, state, record);
+}
+
+/**
+ * Runs `definition.onFailure` to its end, then writes the recorded failure. Its steps replay from
+ * the run's `onfailure:` rows. Parking (a long sleep or retry backoff) or a lost lease leaves the
+ * record in place for the next attempt; the hook failing still ends the run with the original cause,
+ * the hook's failure beside it (`cause.compensation`) and on the timeline.
+ */
+export async function runHook(env: HookEnv, state: RunState, record: FailureRecord): Promise<ExecutionEnd> {
+  const { attemptDeps: deps, abort, run } = env;
+  const onFailure = env.definition.onFailure as NonNullable<AnyWorkflow["onFailure"]>;
+  let attempt: Attempt | undefined;
+  try {
+    const completed = await storeCall(() => readCompletedSteps(deps.sql, run.id));
+    const hookState: RunState = { steps: hookSteps(state), answers: new Map(), preflight: new Set() };
+    const created = createReplayContext({ ...deps, state: hookState, history: new ReplayHistory(hookState) });
+    attempt = created.attempt;
+    const failure: RunFailure<unknown> = {
+      input: env.input,
+      status: record.status,
+      error: {
+        code: record.cause.code,
+        message: record.cause.message,
+        ...(record.cause.step ? { step: record.cause.step } : {}),
+      },
+    };
+    const scope = {
+      runId: run.id,
+      fail: (error: Error) => {
+        if (!abort.signal.aborted) abort.abort(error);
+      },
+    };
+    // A line on the timeline when compensation starts (a resumed hook has rows of its own already).
+    if (hookState.steps.size === 0) await logBestEffort(env, { message: `onFailure: compensating (${record.cause.code})` });
+    await runInAttemptScope(scope, () => onFailure(failureContext(created.ctx, completed), failure));
+    if (attempt.misuse) throw attempt.misuse;
+    if (attempt.suspended) return "suspended";
+    if (abort.signal.aborted) throw abort.signal.reason;
+    attempt.ended = true;
+    return await env.finish(record);
+  } catch (caught) {
+    if (attempt?.suspended || caught instanceof RunSuspended) return "suspended";
+    const reason = abort.signal.aborted ? abort.signal.reason : caught;
+    if (reason instanceof LeaseExpiredLocally || caught instanceof StoreUnavailable) env.handBack();
+    if (reason instanceof LeaseLost || reason instanceof AttemptEnded || reason instanceof LeaseExpiredLocally)
+      return "abandoned";
+    if (caught instanceof StoreUnavailable) return "abandoned";
+    const last = attempt?.lastStepFailure;
+    const step = last && last.error === reason ? last.step : attempt?.currentStep;
+    const hookCause = causeOf(reason, { attempt: run.attempt, step });
+    deps.logger.error("onFailure failed; the run ends with its original cause", { runId: run.id, error: hookCause.message });
+    await logBestEffort(env, { message: "onFailure failed", data: { code: hookCause.code, message: hookCause.message, step } });
+    return await env.finish({ ...record, cause: { ...record.cause, compensation: hookCause } as FailureCause });
+  } finally {
+    if (attempt) attempt.ended = true;
+  }
+}
+
+/** The hook's ctx: step and sleep keys move under `onfailure:`; the body's completed steps come along. */
+function failureContext(ctx: WorkflowContext, completedSteps: CompletedStep[]): FailureContext {
+  const hookKey = (key: string) => (typeof key === "string" ? `onfailure:${key}` : key);
+  return {
+    runId: ctx.runId,
+    tenantId: ctx.tenantId,
+    attempt: ctx.attempt,
+    signal: ctx.signal,
+    step: (key, fn, options) => ctx.step(hookKey(key), fn, options),
+    sleep: (key, ms) => ctx.sleep(hookKey(key), ms),
+    log: (message, data) => ctx.log(message, data),
+    progress: (progress) => ctx.progress(progress),
+    completedSteps: Object.freeze(completedSteps.map((step) => Object.freeze(step))),
+  };
+}
+
+/**
+ * The body's ctx of a workflow with a hook: a step or sleep key `onfailure` or `onfailure:…` would
+ * share the hook's history, so it is refused like a reserved prefix (context/keys.ts).
+ */
+export function guardBodyKeys(ctx: WorkflowContext): WorkflowContext {
+  const refused = (what: string, key: unknown) => {
+    const rejected = Promise.reject(
+      new WorkflowMisuse("invalid_argument", `${what} key "${String(key)}" is reserved for onFailure's history (onfailure:)`),
+    );
+    rejected.catch(() => {});
+    return rejected;
+  };
+  const isHookKey = (key: unknown) => typeof key === "string" && (key === FAILURE_RECORD_KEY || key.startsWith("onfailure:"));
+  return {
+    ...ctx,
+    step: (key, fn, options) => (isHookKey(key) ? refused("ctx.step", key) : ctx.step(key, fn, options)),
+    sleep: (key, ms) => (isHookKey(key) ? refused("ctx.sleep", key) : ctx.sleep(key, ms)),
+  };
+}
+
+function hookSteps(state: RunState): Map<string, RecordedStep> {
+  return new Map([...state.steps].filter(([key]) => HOOK_KEY.test(key)));
+}
+
+async function logBestEffort(env: HookEnv, entry: { message: string; data?: Record<string, unknown> }): Promise<void> {
+  try {
+    await appendLog(env.attemptDeps.sql, env.attemptDeps.lease, encodeJson(entry, "log entry", 16 * 1024).text);
+  } catch {
+    // A timeline line is best effort; the cause carries what matters.
+  }
+}
+
+async function storeCall<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    throw isTransientStoreError(error) ? new StoreUnavailable(String(error)) : error;
+  }
+}
