@@ -11,6 +11,15 @@ test("the home page renders, styled, and links to the health endpoint", async ({
   await page.screenshot({ path: "test-results/e2e-home.png", fullPage: true });
 });
 
+test("every page names its icon, and the icon is served (no 404 for a favicon in the console)", async ({ page, request }) => {
+  await page.goto("/login");
+  const href = await page.locator('link[rel="icon"]').first().getAttribute("href");
+  expect(href).toMatch(/^\/icon\.svg/);
+  const icon = await request.get(href as string);
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+});
+
 test("GET /api/health reports a ready deployment with a worker online", async ({ page, request }) => {
   await expect
     .poll(async () => (await (await request.get("/api/health")).json()).workers?.online, { timeout: 30_000 })

@@ -143,3 +143,34 @@ test("an inbox answer is sent without scripts and the task resumes with it", asy
     comment: "answered without scripts",
   });
 });
+
+test("a signal is sent from a task's page without scripts, and its history names the sender", async ({ page }) => {
+  const admin = await createAdmin();
+  const key = await withStackDatabase(async (sql) => {
+    const [tenant] = await sql<{ id: string }[]>`SELECT id FROM tenants WHERE slug = ${TENANT}`;
+    return createApiKey(sql, { tenantId: tenant?.id as string, name: "no-script-signal" });
+  });
+  const mcp = modernClient(new URL("/api/mcp", process.env.BASE_URL).toString(), { token: key.token });
+  const created = await mcp.result("tools/call", {
+    name: "approve_expense",
+    arguments: { expense_id: "NS-2", amount: 3, description: "signal without scripts" },
+  });
+  await mcp.waitFor(created.taskId, ["input_required"], 30_000);
+
+  await page.goto("/login");
+  await signInWithoutScripts(page, admin);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await page.goto(`/tasks/${created.taskId}`);
+  const form = page.getByRole("form", { name: "Send a signal" });
+  await form.getByLabel("Name").fill("nudge");
+  await form.getByLabel("Payload (JSON, optional)").fill('{"from": "no scripts"}');
+  await form.getByRole("button", { name: "Send signal" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Signal “nudge” sent." })).toBeVisible();
+
+  const stored = await withStackDatabase(
+    (sql) => sql<{ name: string; payload: unknown }[]>`SELECT name, payload FROM run_signals WHERE run_id = ${created.taskId}`,
+  );
+  expect(stored).toEqual([{ name: "nudge", payload: { from: "no scripts" } }]);
+  await page.goto(`/tasks/${created.taskId}`);
+  await expect(page.getByText(/signal `nudge` sent by /)).toBeVisible();
+});
