@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 /**
  * One run = one task. `status` follows packages/sdk/src/states.ts; `claimableAt` is non-null exactly
@@ -55,6 +67,10 @@ export const runs = pgTable(
     /** The run that started this one with ctx.child (same tenant), and the history key of that start. */
     parentRunId: uuid("parent_run_id"),
     parentKey: text("parent_key"),
+    /** Set by the worker once a run of a workflow with onFailure starts: cancelling it queues a compensation run (0041). */
+    onFailure: boolean("on_failure").notNull().default(false),
+    /** A compensation run (origin `compensation`): the cancelled run whose onFailure hook it runs. */
+    compensatesRunId: uuid("compensates_run_id"),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),

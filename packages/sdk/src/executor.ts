@@ -1,4 +1,5 @@
 import type { SqlHandle } from "@runifold/store";
+import { compensateCancelled } from "./compensation/cancelled";
 import { failThroughHook, guardBodyKeys, type HookEnv, recordedFailure, runHook } from "./compensation/on-failure";
 import { type Attempt, createReplayContext } from "./context";
 import { settleChildStarts } from "./context/child-starts";
@@ -23,6 +24,7 @@ import type { LeasedWrites } from "./leased-writes";
 import type { Limits } from "./limits";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
+import { markOnFailure } from "./ops/compensation-runs";
 import type { PublicError, RunOutcome } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
 import { releaseRun } from "./ops/release-run";
@@ -128,19 +130,23 @@ export async function executeRun(
       },
     };
     // A workflow with onFailure whose failure is recorded runs its hook, never its body again (compensation/on-failure.ts).
-    const hookEnv: HookEnv | undefined = definition.onFailure
-      ? {
-          attemptDeps,
-          run,
-          definition,
-          input,
-          abort,
-          finish: (o) => finish(deps, lease, o),
-          handBack: () => void releaseWhenStoreAnswers(deps, lease),
-        }
-      : undefined;
+    const hookEnv: HookEnv | undefined =
+      definition.onFailure || run.origin === "compensation"
+        ? {
+            attemptDeps,
+            run,
+            definition,
+            input,
+            abort,
+            finish: (o) => finish(deps, lease, o),
+            handBack: () => void releaseWhenStoreAnswers(deps, lease),
+          }
+        : undefined;
     const failure = hookEnv && recordedFailure(state);
+    if (hookEnv && run.origin === "compensation") return await compensateCancelled(hookEnv, state);
     if (hookEnv && failure) return await runHook(hookEnv, state, failure);
+    // Marked before the body starts: cancelling the run from here on queues its compensation (migration 0041).
+    if (hookEnv && run.checkpoints === 0 && !(await storeCall(() => markOnFailure(deps.sql, lease)))) return "abandoned";
     const created = createReplayContext({ ...attemptDeps, state, history: new ReplayHistory(state) });
     attempt = created.attempt;
     const body = attempt;

@@ -7,7 +7,7 @@ import { encodeJson } from "../json-value";
 import { runInAttemptScope } from "../last-resort";
 import { appendLog } from "../ops/append-log";
 import type { ClaimedRun } from "../ops/claim-runs";
-import type { PublicError } from "../ops/finish-run";
+import type { PublicError, RunOutcome } from "../ops/finish-run";
 import type { RecordedStep, RunState } from "../ops/load-run-state";
 import { readCompletedSteps } from "../ops/read-completed-steps";
 import { releaseForCompensation } from "../ops/release-for-compensation";
@@ -37,7 +37,7 @@ export type HookEnv = {
   input: unknown;
   abort: AbortController;
   /** The executor's terminal write (failures of the store handled there). */
-  finish(outcome: FailureRecord): Promise<ExecutionEnd>;
+  finish(outcome: RunOutcome): Promise<ExecutionEnd>;
   /** Hands the run back once the store answers (the executor's release after an outage). */
   handBack(): void;
 };
@@ -78,22 +78,12 @@ export async function failThroughHook(
   return runHook(env, state, record);
 }
 
-/**
- * Runs `definition.onFailure` to its end, then writes the recorded failure. Its steps replay from
- * the run's `onfailure:` rows. Parking (a long sleep or retry backoff) or a lost lease leaves the
- * record in place for the next attempt; the hook failing still ends the run with the original cause,
- * the hook's failure beside it (`cause.compensation`) and on the timeline.
- */
-export async function runHook(env: HookEnv, state: RunState, record: FailureRecord): Promise<ExecutionEnd> {
-  const { attemptDeps: deps, abort, run } = env;
-  const onFailure = env.definition.onFailure as NonNullable<AnyWorkflow["onFailure"]>;
-  let attempt: Attempt | undefined;
-  try {
-    const completed = await storeCall(() => readCompletedSteps(deps.sql, run.id));
-    const hookState: RunState = { steps: hookSteps(state), answers: new Map(), preflight: new Set() };
-    const created = createReplayContext({ ...deps, state: hookState, history: new ReplayHistory(hookState) });
-    attempt = created.attempt;
-    const failure: RunFailure<unknown> = {
+/** The body failed and its failure is recorded: the hook undoes the run's own steps, then the run fails. */
+export function runHook(env: HookEnv, state: RunState, record: FailureRecord): Promise<ExecutionEnd> {
+  return runHookPlan(env, {
+    memo: hookSteps(state.steps),
+    completedOf: env.run.id,
+    failure: {
       input: env.input,
       status: record.status,
       error: {
@@ -101,7 +91,41 @@ export async function runHook(env: HookEnv, state: RunState, record: FailureReco
         message: record.cause.message,
         ...(record.cause.step ? { step: record.cause.step } : {}),
       },
-    };
+    },
+    firstLine: `onFailure: compensating (${record.cause.code})`,
+    succeeded: record,
+    hookFailed: (hookCause) => ({ ...record, cause: { ...record.cause, compensation: hookCause } as FailureCause }),
+  });
+}
+
+/** One run of the hook: what it replays, whose steps it undoes, why, and how the run ends after it. */
+export type HookPlan = {
+  /** The hook's recorded steps (`onfailure:` keys), replayed rather than run again. */
+  memo: Map<string, RecordedStep>;
+  /** The run whose completed body steps the hook sees (ctx.completedSteps). */
+  completedOf: string;
+  failure: RunFailure<unknown>;
+  /** The timeline line written when the hook starts for the first time. */
+  firstLine: string;
+  succeeded: RunOutcome;
+  hookFailed(hookCause: FailureCause): RunOutcome;
+};
+
+/**
+ * Runs `definition.onFailure` to its end, then writes the plan's outcome. Its steps replay from the
+ * memo. Parking (a long sleep or retry backoff) or a lost lease leaves the run for the next attempt,
+ * which runs the hook again from its records; the hook failing ends the run as `hookFailed` says,
+ * and the failure is on the timeline.
+ */
+export async function runHookPlan(env: HookEnv, plan: HookPlan): Promise<ExecutionEnd> {
+  const { attemptDeps: deps, abort, run } = env;
+  const onFailure = env.definition.onFailure as NonNullable<AnyWorkflow["onFailure"]>;
+  let attempt: Attempt | undefined;
+  try {
+    const completed = await storeCall(() => readCompletedSteps(deps.sql, plan.completedOf));
+    const hookState: RunState = { steps: plan.memo, answers: new Map(), preflight: new Set() };
+    const created = createReplayContext({ ...deps, state: hookState, history: new ReplayHistory(hookState) });
+    attempt = created.attempt;
     const scope = {
       runId: run.id,
       fail: (error: Error) => {
@@ -109,13 +133,13 @@ export async function runHook(env: HookEnv, state: RunState, record: FailureReco
       },
     };
     // A line on the timeline when compensation starts (a resumed hook has rows of its own already).
-    if (hookState.steps.size === 0) await logBestEffort(env, { message: `onFailure: compensating (${record.cause.code})` });
-    await runInAttemptScope(scope, () => onFailure(failureContext(created.ctx, completed), failure));
+    if (hookState.steps.size === 0) await logBestEffort(env, { message: plan.firstLine });
+    await runInAttemptScope(scope, () => onFailure(failureContext(created.ctx, completed), plan.failure));
     if (attempt.misuse) throw attempt.misuse;
     if (attempt.suspended) return "suspended";
     if (abort.signal.aborted) throw abort.signal.reason;
     attempt.ended = true;
-    return await env.finish(record);
+    return await env.finish(plan.succeeded);
   } catch (caught) {
     if (attempt?.suspended || caught instanceof RunSuspended) return "suspended";
     const reason = abort.signal.aborted ? abort.signal.reason : caught;
@@ -126,9 +150,9 @@ export async function runHook(env: HookEnv, state: RunState, record: FailureReco
     const last = attempt?.lastStepFailure;
     const step = last && last.error === reason ? last.step : attempt?.currentStep;
     const hookCause = causeOf(reason, { attempt: run.attempt, step });
-    deps.logger.error("onFailure failed; the run ends with its original cause", { runId: run.id, error: hookCause.message });
+    deps.logger.error("onFailure failed", { runId: run.id, error: hookCause.message });
     await logBestEffort(env, { message: "onFailure failed", data: { code: hookCause.code, message: hookCause.message, step } });
-    return await env.finish({ ...record, cause: { ...record.cause, compensation: hookCause } as FailureCause });
+    return await env.finish(plan.hookFailed(hookCause));
   } finally {
     if (attempt) attempt.ended = true;
   }
@@ -170,8 +194,9 @@ export function guardBodyKeys(ctx: WorkflowContext): WorkflowContext {
   };
 }
 
-function hookSteps(state: RunState): Map<string, RecordedStep> {
-  return new Map([...state.steps].filter(([key]) => HOOK_KEY.test(key)));
+/** The hook's rows among a run's recorded steps. */
+export function hookSteps(steps: Map<string, RecordedStep>): Map<string, RecordedStep> {
+  return new Map([...steps].filter(([key]) => HOOK_KEY.test(key)));
 }
 
 async function logBestEffort(env: HookEnv, entry: { message: string; data?: Record<string, unknown> }): Promise<void> {
@@ -182,7 +207,8 @@ async function logBestEffort(env: HookEnv, entry: { message: string; data?: Reco
   }
 }
 
-async function storeCall<T>(op: () => Promise<T>): Promise<T> {
+/** A store call whose connection-level failure ends the attempt (StoreUnavailable), not the run. */
+export async function storeCall<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
