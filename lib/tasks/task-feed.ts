@@ -1,5 +1,5 @@
-import { CHANNELS, taskIdsOf } from "@runifold/sdk";
-import { sessionPool } from "@runifold/store";
+import { CHANNELS, createLogger, type LogLevel, taskIdsOf } from "@runifold/sdk";
+import { sessionPool, type WatchedListen, watchedListen } from "@runifold/store";
 import type postgres from "postgres";
 import { type Freshness, SharedReads } from "./shared-reads";
 
@@ -27,6 +27,13 @@ export type TaskFeed = {
 };
 
 const feeds = new WeakMap<postgres.Sql, Promise<TaskFeed>>();
+const feedStates = new WeakMap<postgres.Sql, WatchedListen>();
+
+/** Whether this process's task feed on `sql` hears notifications now, and how often it re-subscribed (health, metrics). */
+export function taskFeedState(sql: postgres.Sql): { listening: boolean; resubscribes: number } | undefined {
+  const state = feedStates.get(sql);
+  return state && { listening: state.live(), resubscribes: state.resubscribes() };
+}
 
 export function getTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
   let feed = feeds.get(sql);
@@ -41,6 +48,9 @@ export function getTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
 /** Behind a transaction pooler without a direct URL: subscribers are never woken, they poll. */
 const POLLING_ONLY: TaskFeed = { subscribe: () => () => {}, read: (_taskId, _key, _fresh, run) => run() };
 
+/** The first LISTEN may take this long (an outage at start); subscribers poll meanwhile and are poked once it is in place. */
+const FIRST_LISTEN_WAIT_MS = 2_000;
+
 async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
   const sql = sessionPool(pool);
   if (!sql) return POLLING_ONLY;
@@ -50,18 +60,28 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
     shared.changedAll();
     for (const set of listeners.values()) for (const listener of set) listener();
   };
-  await sql.listen(
-    CHANNELS.task,
-    (payload) => {
-      for (const taskId of taskIdsOf(payload)) {
-        const set = listeners.get(taskId);
-        if (!set) continue;
-        shared.changed(taskId);
-        for (const listener of set) listener();
-      }
+  // A watched LISTEN (@runifold/store watchedListen): a connection that closed or stopped hearing its
+  // heartbeat (a failover, a killed backend) is replaced, and every subscriber re-reads once it is.
+  const logger = createLogger("task-feed", (process.env.RUNIFOLD_LOG_LEVEL as LogLevel | undefined) ?? "info");
+  const listening = watchedListen(
+    sql,
+    {
+      [CHANNELS.task]: (payload) => {
+        for (const taskId of taskIdsOf(payload)) {
+          const set = listeners.get(taskId);
+          if (!set) continue;
+          shared.changed(taskId);
+          for (const listener of set) listener();
+        }
+      },
     },
-    pokeAll,
+    {
+      onListen: pokeAll,
+      onReplace: (reason) => logger.warn("LISTEN connection replaced; subscribers re-read once it is back", { reason }),
+    },
   );
+  feedStates.set(pool, listening);
+  await Promise.race([listening.ready, new Promise((r) => setTimeout(r, FIRST_LISTEN_WAIT_MS).unref())]);
   return {
     subscribe(taskId, listener) {
       let set = listeners.get(taskId);

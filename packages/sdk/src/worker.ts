@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type postgres from "postgres";
-import { CHANNELS } from "./channels";
 import { coerceError } from "./errors";
 import { executeRun } from "./executor";
 import { installLastResortHandlers } from "./last-resort";
@@ -16,6 +15,7 @@ import { startSweeps } from "./sweeps";
 import { ABORT_CANCELLED, ABORT_STOPPING, observeAttempt } from "./telemetry/attempt-telemetry";
 import type { WorkerObserver } from "./telemetry/observer";
 import { DEFAULT_TENANT_SHARE, tenantCap } from "./tenant-share";
+import { listenForWorker } from "./worker-listen";
 import type { WorkflowRegistry } from "./workflow";
 
 export type WorkerOptions = {
@@ -39,6 +39,12 @@ export type WorkerOptions = {
   leaseMs?: number;
   /** Fallback poll when no NOTIFY arrives (missed notifications, timers). */
   pollMs?: number;
+  /**
+   * How often the worker checks that its LISTEN connection still hears (a NOTIFY to a private
+   * channel, expected back within as long); a dead one is replaced and the worker catches up
+   * (worker-listen.ts). Default 5 s.
+   */
+  listenHeartbeatMs?: number;
   registrationHeartbeatMs?: number;
   /** Size limits of what workflows store (limits.ts). */
   limits?: Partial<Limits>;
@@ -216,18 +222,17 @@ export function createWorker(options: WorkerOptions): Worker {
       await registerWorker(sql, { workerId: id, hostname: os.hostname(), pid: process.pid, workflows: keys, concurrency });
       tenantLimit = tenantCap(Math.max(concurrency, await fleetSlots(sql)), tenantShare);
       if (options.lastResortHandlers !== false) stoppers.push(installLastResortHandlers(logger));
-      const served = new Set(keys);
-      const wake = await sql.listen(
-        CHANNELS.wake,
-        (payload) => {
-          if (served.has(payload)) void fill();
-        },
-        () => void fill(), // on (re)connect: catch up on anything missed while disconnected
-      );
-      const cancel = await sql.listen(CHANNELS.cancel, (runId) => {
-        active.get(runId)?.abort.abort(new Error(ABORT_CANCELLED));
+      // Wake-ups and cancels; on every (re)subscribe it drains, catching up on anything missed meanwhile.
+      const listening = listenForWorker(sql, {
+        served: new Set(keys),
+        wake: () => void fill(),
+        cancel: (runId) => active.get(runId)?.abort.abort(new Error(ABORT_CANCELLED)),
+        activeRunIds: () => [...active.keys()],
+        logger,
+        heartbeatMs: options.listenHeartbeatMs,
       });
-      stoppers.push(wake.unlisten, cancel.unlisten);
+      stoppers.push(() => listening.stop());
+      await listening.ready;
       const sweeps = startSweeps({
         sql,
         logger,

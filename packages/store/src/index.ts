@@ -14,6 +14,7 @@ export {
   withUser,
 } from "./connection-url";
 export { firstContact } from "./first-contact";
+export { type ListenHandlers, type WatchedListen, type WatchedListenOptions, watchedListen } from "./listen-watchdog";
 export { listMigrations, MIGRATIONS_DIR, migrate, migrationsApplied } from "./migrate";
 export { MIGRATION_TAGS } from "./migration-tags";
 export { DB_POOLER_MODES, type DbPooler, type DbPoolerMode, poolerPoolOptions, sessionPool } from "./pooler";
