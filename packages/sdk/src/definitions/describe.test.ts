@@ -145,7 +145,7 @@ describe("describeDefinition: asks", () => {
 
   it("leaves the fingerprint of a definition that declares nothing as it was before asks existed", () => {
     const plain = describeDefinition(workflow(input));
-    const { fingerprint: _f, asks: _a, ...declared } = plain;
+    const { fingerprint: _f, asks: _a, codeFingerprint: _c, ...declared } = plain;
     expect(plain.fingerprint).toBe(createHash("sha256").update(canonicalJson(declared)).digest("hex"));
     expect(describeDefinition(workflow(input, { asks: {} })).fingerprint).not.toBe(plain.fingerprint);
   });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AnyWorkflow, InputRequest } from "../workflow";
+import { codeFingerprintOf } from "./code-fingerprint";
 
 /** Declared asks with both kinds spelled out; preflight requests are questions, so they imply `input`. */
 function declaredAsks(workflow: AnyWorkflow): { input: boolean; approval: boolean } | undefined {
@@ -9,7 +10,7 @@ function declaredAsks(workflow: AnyWorkflow): { input: boolean; approval: boolea
   return { input: workflow.asks.input === true || preflight, approval: workflow.asks.approval === true };
 }
 
-/** A definition as it is published to the store: data only, no code. */
+/** A definition as it is published to the store: data, and a fingerprint of the code (not the code). */
 export type PublishedDefinition = {
   name: string;
   version: number;
@@ -25,8 +26,14 @@ export type PublishedDefinition = {
    * fingerprint of a definition written before `asks` existed does not change.
    */
   asks: { input: boolean; approval: boolean } | null;
-  /** sha256 of the canonical JSON of everything above. */
+  /** sha256 of the canonical JSON of everything above: what callers and routes see of the definition. */
   fingerprint: string;
+  /**
+   * The build identity of the workflow's code (code-fingerprint.ts), apart from `fingerprint` so
+   * that the definition's data keeps its fingerprint across SDK versions and builds. Publishing
+   * compares it too (publish.ts): changed code under a version with live runs is refused.
+   */
+  codeFingerprint: string;
 };
 
 /**
@@ -103,5 +110,5 @@ export function describeDefinition(workflow: AnyWorkflow): PublishedDefinition {
     asks: declaredAsks(workflow),
   };
   const fingerprint = createHash("sha256").update(canonicalJson(declared)).digest("hex");
-  return { ...declared, asks: declared.asks ?? null, fingerprint };
+  return { ...declared, asks: declared.asks ?? null, fingerprint, codeFingerprint: codeFingerprintOf(workflow) };
 }

@@ -3,60 +3,108 @@ import { TERMINAL_STATUSES_SQL } from "../states";
 import { workflowKey } from "../workflow";
 import type { PublishedDefinition } from "./describe";
 
-/** A worker tried to change what a `name@version` means while runs of that version are live. */
+/**
+ * A worker tried to change what a `name@version` means while runs of that version are live: its
+ * definition (`what: "definition"`), or only its code (`what: "code"`, code-fingerprint.ts).
+ */
 export class DefinitionConflictError extends Error {
   override name = "DefinitionConflictError";
-  constructor(readonly key: string) {
+  constructor(
+    readonly key: string,
+    readonly what: "definition" | "code" = "definition",
+  ) {
+    const bump = `Bump the version (e.g. ${key.replace(/@\d+$/, "")}@${Number(key.split("@")[1]) + 1}) and serve both until the old runs finish`;
     super(
-      `${key} is already published with a different definition and has live runs: changing it would change ` +
-        `running work under them. Bump the version (e.g. ${key.replace(/@\d+$/, "")}@${Number(key.split("@")[1]) + 1}) ` +
-        "and serve both until the old runs finish.",
+      what === "definition"
+        ? `${key} is already published with a different definition and has live runs: changing it would change ` +
+            `running work under them. ${bump}.`
+        : `${key} is already published with different workflow code and has live runs, which would replay their history ` +
+            `against this code (a step added, removed or renamed fails them as non-determinism). ${bump}; or, if the ` +
+            `change is safe for runs under way (guarded by ctx.patched, or no change to which operations run), accept ` +
+            `it with RUNIFOLD_ACCEPT_CODE_CHANGE=${key} (docs/authoring.md, "Versioning").`,
     );
   }
 }
 
-export type PublishOutcome = { key: string; action: "published" | "unchanged" | "replaced"; revision: number };
+export type PublishOutcome = {
+  key: string;
+  action: "published" | "unchanged" | "replaced";
+  revision: number;
+  /**
+   * Set when a revision was written for the code alone: "changed" (no live runs), "accepted" (live
+   * runs, accepted by the operator), "recorded" (the first code fingerprint of a definition
+   * published before they existed: nothing to compare it with).
+   */
+  code?: "changed" | "accepted" | "recorded";
+};
+
+export type PublishOptions = {
+  /** `name@version` keys whose code may change under live runs (RUNIFOLD_ACCEPT_CODE_CHANGE); `*`: any. */
+  acceptCodeChange?: readonly string[];
+};
 
 /**
  * Publishes each definition a worker serves. Per definition, under the row lock of its
- * `name@version`: new → revision 1; same fingerprint → only `last_seen_at`; different fingerprint →
- * refused while the version has live (non-terminal) runs, else replaced as the next revision and
- * recorded in workflow_definition_revisions. The live-run probe scans runs by workflow_key without
- * an index of its own: it runs only when a definition actually changed, at worker start.
+ * `name@version`: new → revision 1; same fingerprint and code fingerprint → only `last_seen_at`;
+ * a different fingerprint → refused while the version has live (non-terminal) runs, else replaced
+ * as the next revision and recorded in workflow_definition_revisions. Different code alone is
+ * refused the same way unless the key is in `acceptCodeChange`. The live-run probe scans runs by
+ * workflow_key without an index of its own: it runs only when something changed, at worker start.
+ *
+ * The code fingerprint lives in the revision's `definition` (no column of its own), so the current
+ * one is read from the current revision. A definition published before code fingerprints existed
+ * has none: its first one is recorded as a new revision without a refusal — there is nothing to
+ * compare it with, which is how every code change was treated before.
  */
 export async function publishDefinitions(
   sql: SqlHandle,
   definitions: PublishedDefinition[],
   publishedBy: string,
+  options: PublishOptions = {},
 ): Promise<PublishOutcome[]> {
   // One transaction for the whole set: a worker refused for one definition publishes none of them.
   return inTransaction(sql, async (tx) => {
     const outcomes: PublishOutcome[] = [];
     // Locks are taken in key order, so publishers with overlapping sets never deadlock.
     const ordered = [...definitions].sort((a, b) => workflowKey(a.name, a.version).localeCompare(workflowKey(b.name, b.version)));
-    for (const definition of ordered) outcomes.push(await publishOne(tx, definition, publishedBy));
+    for (const definition of ordered) outcomes.push(await publishOne(tx, definition, publishedBy, options));
     return outcomes;
   });
 }
 
-async function publishOne(tx: SqlHandle, d: PublishedDefinition, publishedBy: string): Promise<PublishOutcome> {
+async function publishOne(
+  tx: SqlHandle,
+  d: PublishedDefinition,
+  publishedBy: string,
+  options: PublishOptions,
+): Promise<PublishOutcome> {
   const key = workflowKey(d.name, d.version);
   // Serialises concurrent publishers of one name@version, including the very first insert.
   await tx.unsafe("SELECT pg_advisory_xact_lock(hashtext('runifold_definition:' || $1))", [key]);
-  const [current] = await tx.unsafe<{ fingerprint: string; revision: number }[]>(
-    "SELECT fingerprint, revision FROM workflow_definitions WHERE name = $1 AND version = $2 FOR UPDATE",
+  const [current] = await tx.unsafe<{ fingerprint: string; revision: number; code_fingerprint: string | null }[]>(
+    `SELECT d.fingerprint, d.revision, r.definition->>'codeFingerprint' AS code_fingerprint
+     FROM workflow_definitions d
+     LEFT JOIN workflow_definition_revisions r ON r.name = d.name AND r.version = d.version AND r.revision = d.revision
+     WHERE d.name = $1 AND d.version = $2 FOR UPDATE OF d`,
     [d.name, d.version],
   );
-  if (current && current.fingerprint === d.fingerprint) {
+  const sameData = current?.fingerprint === d.fingerprint;
+  const codeChanged = current !== undefined && current.code_fingerprint !== d.codeFingerprint;
+  if (current && sameData && !codeChanged) {
     await tx.unsafe("UPDATE workflow_definitions SET last_seen_at = now() WHERE name = $1 AND version = $2", [d.name, d.version]);
     return { key, action: "unchanged", revision: current.revision };
   }
-  if (current) {
+  let code: PublishOutcome["code"];
+  if (current && sameData && current.code_fingerprint === null) code = "recorded";
+  else if (current) {
     const live = await tx.unsafe(
       `SELECT 1 FROM runs WHERE workflow_key = $1 AND status NOT IN ${TERMINAL_STATUSES_SQL} LIMIT 1`,
       [key],
     );
-    if (live.length > 0) throw new DefinitionConflictError(key);
+    const accepted = options.acceptCodeChange?.some((entry) => entry === "*" || entry === key) === true;
+    if (live.length > 0 && !sameData) throw new DefinitionConflictError(key, "definition");
+    if (live.length > 0 && !accepted) throw new DefinitionConflictError(key, "code");
+    if (sameData) code = live.length > 0 ? "accepted" : "changed";
   }
   const revision = (current?.revision ?? 0) + 1;
   const params = [
@@ -87,5 +135,5 @@ async function publishOne(tx: SqlHandle, d: PublishedDefinition, publishedBy: st
      VALUES ($1, $2, $3, $4, $5::text::jsonb, $6)`,
     [d.name, d.version, revision, d.fingerprint, jsonParam(d), publishedBy],
   );
-  return { key, action: current ? "replaced" : "published", revision };
+  return { key, action: current ? "replaced" : "published", revision, ...(code ? { code } : {}) };
 }

@@ -32,6 +32,8 @@ export type ServeOptions = {
    * unless --no-webhooks).
    */
   webhooks?: WorkerWebhooks;
+  /** PublishOptions.acceptCodeChange: keys whose changed code may be published under live runs. */
+  acceptCodeChange?: readonly string[];
 };
 
 export type ServedWorker = { worker: Worker; published: PublishOutcome[] };
@@ -54,7 +56,9 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
     : options.workflows;
   const registry = createRegistry(workflows);
   const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  const published = await publishDefinitions(sql, workflows.map(describeDefinition), workerId);
+  const published = await publishDefinitions(sql, workflows.map(describeDefinition), workerId, {
+    acceptCodeChange: options.acceptCodeChange,
+  });
   for (const outcome of published) logger.info("definition", { ...outcome });
   if (options.webhooks) {
     const { keyMaterial } = options.webhooks;

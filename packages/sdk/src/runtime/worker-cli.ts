@@ -41,6 +41,9 @@ Environment:
   RUNIFOLD_METRICS_TOKEN        Bearer token the metrics endpoint requires (16+ characters); unset:
                                 only loopback scrapers are answered
   HOST                          the address the metrics server binds (default 127.0.0.1)
+  RUNIFOLD_ACCEPT_CODE_CHANGE   name@version[,…] or *: publish changed workflow code even while runs
+                                of that version are live (refused otherwise; docs/authoring.md
+                                "Versioning"), e.g. a change guarded by ctx.patched
   RUNIFOLD_WEBHOOKS             on | off: serve the built-in webhook delivery workflow (default on)
   RUNIFOLD_WEBHOOK_KEY          the key webhook secrets are sealed with (16+ characters; default:
                                 NEXTAUTH_SECRET). Webhooks are delivered only by workers with the
@@ -55,8 +58,8 @@ Environment:
                                 OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_SDK_DISABLED
 
 On start it checks the store's schema, publishes each definition (name, version, input JSON Schema,
-preflight requests, fingerprint) and then claims runs. SIGTERM or SIGINT drains (running attempts
-finish or are handed back within 10 s); a second signal exits at once.
+preflight requests, fingerprints of the definition and of its code) and then claims runs. SIGTERM
+or SIGINT drains (running attempts finish or are handed back within 10 s); a second signal exits at once.
 Exit codes: 0 drained, 1 runtime failure, 2 usage, 3 configuration (module, env, database, schema).
 `;
 
@@ -217,6 +220,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
       leaseMs: env.RUNIFOLD_LEASE_MS,
       pollMs: env.RUNIFOLD_POLL_MS,
       tenantShare: env.RUNIFOLD_TENANT_SHARE,
+      acceptCodeChange: env.RUNIFOLD_ACCEPT_CODE_CHANGE,
       observer: telemetry.observer,
       webhooks,
     });

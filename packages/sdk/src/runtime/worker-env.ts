@@ -37,6 +37,20 @@ const WorkerEnv = z.object({
   RUNIFOLD_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   /** A Bearer token the metrics endpoint requires; unset: loopback scrapers only. */
   RUNIFOLD_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /**
+   * `name@version` keys (comma-separated; `*`: all) whose changed code this worker may publish while
+   * runs of that version are live (definitions/publish.ts): the operator's word that the change is
+   * safe for runs under way, e.g. guarded by ctx.patched.
+   */
+  RUNIFOLD_ACCEPT_CODE_CHANGE: z
+    .string()
+    .transform((list) =>
+      list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0),
+    )
+    .optional(),
   /** The address the metrics server binds. */
   HOST: z.string().min(1).default("127.0.0.1"),
 });
