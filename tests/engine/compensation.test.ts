@@ -1,7 +1,7 @@
 import { defineWorkflow } from "@runifold/sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { trip } from "../fixtures/compensation-workflows";
+import { leaky, trip } from "../fixtures/compensation-workflows";
 import { spawnTs, waitForExit } from "../helpers/processes";
 import { waitFor } from "../helpers/wait-for";
 import { engineStore } from "./support/harness";
@@ -79,6 +79,26 @@ describe("onFailure and saga", () => {
     const done = await store.waitForStatus(run.id, ["completed", "failed"]);
     expect(done.failure).toMatchObject({ code: "invalid_argument" });
     expect(String(done.failure?.message)).toMatch(/reserved for onFailure/);
+  });
+
+  it("runs the hook in the next attempt when workflow code leaked a rejection, across a durable sleep of the hook", async () => {
+    const worker = spawnTs("tests/helpers/compensation-worker-process.ts", { DATABASE_URL: store.url, RUNIFOLD_POLL_MS: "100" });
+    try {
+      const run = await store.create(leaky, {});
+      const done = await store.waitForStatus(run.id, ["completed", "failed"], 30_000);
+      expect(done.failure).toMatchObject({ code: "unhandled_error" });
+      expect(done.failure).not.toHaveProperty("compensation");
+      expect(await logged(run.id)).toEqual(["reserve", "release R1 after unhandled_error"]);
+      const released = await store.events(run.id, "released");
+      expect(released.map((event) => event.payload.reason)).toContain("compensation");
+      const keys = await store.sql<
+        { key: string }[]
+      >`SELECT key FROM run_steps WHERE run_id = ${run.id} AND key LIKE '%onfailure%'`;
+      expect(keys.map((row) => row.key).sort()).toEqual(["onfailure", "onfailure:undo:reserve", "sleep:onfailure:cool-off"]);
+    } finally {
+      worker.kill("SIGTERM");
+      await waitForExit(worker);
+    }
   });
 
   it("resumes a compensation after its worker is SIGKILLed mid-undo: nothing lost, nothing finished run again", async () => {
