@@ -42,6 +42,24 @@ describe("GET /api/health", () => {
     }
   });
 
+  it("answers 503 with the database read-only when the server answering takes no writes (a standby, a failover in progress)", async () => {
+    // A session that cannot write stands for a standby: the probe reads transaction_read_only as a standby reports it.
+    const readOnly = postgres(db.url, { max: 1, onnotice: () => {}, connection: { default_transaction_read_only: "on" } });
+    try {
+      const response = await healthResponse(() => readOnly);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        database: "read-only",
+        migrations: "pending",
+        workers: { online: 0 },
+        ok: false,
+        reason: "the database answers but takes no writes (a standby or a failover in progress)",
+      });
+    } finally {
+      await readOnly.end({ timeout: 1 });
+    }
+  });
+
   it("answers 503 with the database unreachable, also when no pool can be built", async () => {
     const dead = postgres("postgres://postgres:x@127.0.0.1:1/none", { max: 1, connect_timeout: 1, onnotice: () => {} });
     try {
@@ -52,6 +70,7 @@ describe("GET /api/health", () => {
         migrations: "pending",
         workers: { online: 0 },
         ok: false,
+        reason: "the database is unreachable (ECONNREFUSED)",
       });
     } finally {
       await dead.end({ timeout: 1 });
