@@ -56,6 +56,30 @@ describe("onFailure on cancellation", () => {
     expect(lines.map((line) => line.payload.message)).toContain(`onFailure: compensating in run ${compensation.id}`);
   });
 
+  it("carries on a failure's compensation cancelled midway without repeating the steps it had recorded", async () => {
+    await store.startWorker([trip]);
+    const run = await store.create(trip, { slowUndoMs: 1_500 });
+    await waitFor(
+      () => logged(run.id),
+      (keys) => keys.includes("undo charge C20 start"),
+      { describe: "the failure's compensation to start" },
+    );
+    await cancelRunForTenant(store.sql, { runId: run.id, tenantId: TENANT });
+    const compensation = await compensationOf(run.id);
+    const done = await store.waitForStatus(compensation.id, ["completed", "failed"]);
+    expect(done.status).toBe("completed");
+    expect((await store.run(run.id))?.status).toBe("cancelled");
+    // `seen` was recorded by the cancelled run: replayed here, not run again; the undo in flight runs again.
+    expect(await logged(compensation.id)).toEqual([
+      "undo charge C20 start",
+      "undo charge C20 end",
+      "undo charge C10 start",
+      "undo charge C10 end",
+      "undo hotel H1",
+    ]);
+    expect((await logged(run.id)).filter((key) => key.startsWith("seen"))).toEqual(["seen failed step_failed flight"]);
+  });
+
   it("queues no compensation for a run cancelled before any worker started it", async () => {
     const run = await store.create(trip, {});
     await cancelRunForTenant(store.sql, { runId: run.id, tenantId: TENANT });
