@@ -65,10 +65,17 @@ export async function failThroughHook(
     if (!held) return "abandoned";
     state.steps.set(FAILURE_RECORD_KEY, { value: encoded.value, seq: null });
   } catch (error) {
-    // Unrecorded, the failure is not lost: the next attempt replays the body to it again.
-    logger.warn("could not record the failure before onFailure; the lease decides", { runId: lease.runId, error: String(error) });
-    if (isTransientStoreError(error)) env.handBack();
-    return "abandoned";
+    if (isTransientStoreError(error)) {
+      // Unrecorded, the failure is not lost: the next attempt replays the body to it again.
+      logger.warn("could not record the failure before onFailure; the run is handed back", { runId: lease.runId });
+      env.handBack();
+      return "abandoned";
+    }
+    // Refused for good (it would be on every attempt): the run fails without its hook, and says so.
+    const message = `the failure could not be recorded, so onFailure did not run: ${String(error)}`;
+    logger.error("onFailure skipped", { runId: lease.runId, error: message });
+    const compensation: FailureCause = { code: "unstorable_outcome", message, attempt: lease.attempt };
+    return env.finish({ ...record, cause: { ...record.cause, compensation } as FailureCause });
   }
   if (env.abort.signal.aborted) {
     // This attempt's signal fired (an unhandled error in workflow code): the next attempt runs the hook.
