@@ -44,7 +44,7 @@ describe("GET /api/health", () => {
 
   it("answers 503 with the database read-only when the server answering takes no writes (a standby, a failover in progress)", async () => {
     // A session that cannot write stands for a standby: the probe reads transaction_read_only as a standby reports it.
-    const readOnly = postgres(db.url, { max: 1, onnotice: () => {}, connection: { default_transaction_read_only: "on" } });
+    const readOnly = postgres(db.url, { max: 1, onnotice: () => {}, connection: { default_transaction_read_only: true } });
     try {
       const response = await healthResponse(() => readOnly);
       expect(response.status).toBe(503);
