@@ -29,8 +29,8 @@ export function patched(attempt: Attempt, rawId: string): boolean {
   attempt.ensureLive();
   const { deps } = attempt;
   const key = patchKey(id);
-  if (deps.state.steps.has(key)) return true;
-  if (deps.history.replaying) return false;
+  const point = deps.history.patchPoint(key);
+  if (point !== "first") return point === "recorded";
   deps.state.steps.set(key, { value: true, seq: null });
   const write = attempt
     .store(() => deps.writes.checkpoint(deps.lease, { key, outputJson: "true", seq: null }))

@@ -14,11 +14,13 @@ export type OperationKind =
   | "random"
   | "uuid"
   | "child"
-  | "child-result";
+  | "child-result"
+  | "patched";
 
 /**
  * One durable operation of a run: its history key (`charge`, `repeat:charge#2`, `sleep:nap`,
- * `signal:go#0`, `input:confirm`, `approval:ship`, `uuid:1`, `child:invoice`, `child-result:invoice`),
+ * `signal:go#0`, `input:confirm`, `approval:ship`, `uuid:1`, `child:invoice`, `child-result:invoice`,
+ * `patched:tax-fix`),
  * its kind, its recorded value (a step's output, a timer's `{wakeAt}`, a signal's `{received,
  * payload}`, an input's answer, a child's `{taskId, workflow}` and how it ended), its
  * position in the call order (null: reached while another operation was pending) and when it was
@@ -54,6 +56,7 @@ const PREFIXED: Record<string, OperationKind> = {
   uuid: "uuid",
   child: "child",
   "child-result": "child-result",
+  patched: "patched",
 };
 
 /** The kind of a history key (a numbered `repeat:` key is a step's; a sleep's keeps `sleep:`). */

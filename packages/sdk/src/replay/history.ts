@@ -88,6 +88,16 @@ export class ReplayHistory {
     return { seq: sequential ? position : null, done };
   }
 
+  /**
+   * Where a run stands at the patch point `key` (context/patched.ts): its marker is recorded, the run
+   * had passed this point without one (it is replaying work recorded further on), or it reaches it
+   * for the first time. A replay test of a finished history decides otherwise (testing/replay-history.ts).
+   */
+  patchPoint(key: string): "recorded" | "passed" | "first" {
+    if (this.state.steps.has(key)) return "recorded";
+    return this.replaying ? "passed" : "first";
+  }
+
   /** A patch marker's write: new work waits for it, so nothing is recorded after a marker that is not. */
   markerWritten(write: Promise<void>) {
     write.catch(() => {});

@@ -94,3 +94,44 @@ describe("replayHistory", () => {
     );
   });
 });
+
+describe("replayHistory and ctx.patched", () => {
+  /** The ship step moved behind a patch point: `ship-v2` for runs that reach it after the change. */
+  const patchedShip = order(async (ctx) => {
+    await ctx.now();
+    await ctx.step("load", () => ({ total: 0 }));
+    await ctx.sleep("settle", 3_600_000);
+    return ctx.patched("ship-v2") ? ctx.step("ship-v2", () => "new") : ctx.step("ship", () => "new");
+  });
+  const marker = { seq: null, key: "patched:ship-v2", kind: "patched" as const, value: true, at: "2026-01-01T01:00:00.050Z" };
+
+  it("replays a run that completed before the patch on the old path", async () => {
+    const report = await replayHistory(patchedShip, history);
+    expect(report.result?.structuredContent).toEqual({ value: "s-9" });
+  });
+
+  it("replays a run that recorded the marker on the new path, and one whose patch was since retired", async () => {
+    const withMarker: RunHistory = {
+      ...history,
+      operations: [
+        ...history.operations.slice(0, 3),
+        marker,
+        { seq: 3, key: "ship-v2", kind: "step", value: "s-10", at: "2026-01-01T01:00:00.100Z" },
+      ],
+    };
+    expect((await replayHistory(patchedShip, withMarker)).result?.structuredContent).toEqual({ value: "s-10" });
+    const retired = order(async (ctx) => {
+      await ctx.now();
+      await ctx.step("load", () => ({ total: 0 }));
+      await ctx.sleep("settle", 3_600_000);
+      ctx.deprecatePatch("ship-v2");
+      return ctx.step("ship-v2", () => "new");
+    });
+    expect((await replayHistory(retired, withMarker)).result?.structuredContent).toEqual({ value: "s-10" });
+  });
+
+  it("ends an unfinished run's replay where it reaches a patch point for the first time", async () => {
+    const parked: RunHistory = { ...history, status: "sleeping", operations: history.operations.slice(0, 3) };
+    expect(await replayHistory(patchedShip, parked)).toEqual({ replayed: 3, reachedEnd: true });
+  });
+});

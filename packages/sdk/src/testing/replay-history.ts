@@ -110,8 +110,11 @@ export async function replayHistory(definition: AnyWorkflow, history: RunHistory
       undefined,
     );
   }
-  // An answer given at creation is not work the run did: code that never asks for it still matches.
-  const missed = history.operations.find((operation) => !operation.preflight && !replay.reached.has(operation.key));
+  // An answer given at creation is not work the run did: code that never asks for it still matches;
+  // nor is a patch marker, which code may stop asking about once the patch is retired.
+  const missed = history.operations.find(
+    (operation) => !operation.preflight && operation.kind !== "patched" && !replay.reached.has(operation.key),
+  );
   if (missed) {
     const at = missed.seq === null ? replay.calls + 1 : missed.seq + 1;
     throw new ReplayDivergence(
@@ -160,6 +163,18 @@ class CheckedReplay extends ReplayHistory {
     this.ended = true;
     this.calls = index; // the history did not answer this one
     throw this.stop(new HistoryEnd(`the history of ${this.history.taskId} ends before ${describe(opKey)}`));
+  }
+
+  /**
+   * A completed run passed every point of its code: without a marker it took the old path. An
+   * unfinished one reaching a patch point for the first time has reached where its history ends.
+   */
+  override patchPoint(key: string): "recorded" | "passed" | "first" {
+    const point = super.patchPoint(key);
+    if (point !== "first") return point;
+    if (this.history.status === "completed") return "passed";
+    this.ended = true;
+    throw this.stop(new HistoryEnd(`the history of ${this.history.taskId} ends before ${describe(key)}`));
   }
 
   private isRecorded(key: string): boolean {
