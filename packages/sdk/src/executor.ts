@@ -129,7 +129,8 @@ export async function executeRun(
         if (!abort.signal.aborted) abort.abort(reason);
       },
     };
-    // A workflow with onFailure whose failure is recorded runs its hook, never its body again (compensation/on-failure.ts).
+    // A compensation run runs only the hook (compensation/cancelled.ts); so does a run of a workflow with
+    // onFailure whose failure is recorded: never its body again (compensation/on-failure.ts).
     const hookEnv: HookEnv | undefined =
       definition.onFailure || run.origin === "compensation"
         ? {
@@ -142,8 +143,8 @@ export async function executeRun(
             handBack: () => void releaseWhenStoreAnswers(deps, lease),
           }
         : undefined;
-    const failure = hookEnv && recordedFailure(state);
     if (hookEnv && run.origin === "compensation") return await compensateCancelled(hookEnv, state);
+    const failure = hookEnv && recordedFailure(state);
     if (hookEnv && failure) return await runHook(hookEnv, state, failure);
     // Marked before the body starts: cancelling the run from here on queues its compensation (migration 0041).
     if (hookEnv && run.checkpoints === 0 && !(await storeCall(() => markOnFailure(deps.sql, lease)))) return "abandoned";
