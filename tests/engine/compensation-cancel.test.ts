@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { trip } from "../fixtures/compensation-workflows";
 import { spawnTs, waitForExit } from "../helpers/processes";
 import { waitFor } from "../helpers/wait-for";
+import { subscribe } from "../webhooks/support";
 import { engineStore, TENANT } from "./support/harness";
 
 /**
@@ -78,6 +79,22 @@ describe("onFailure on cancellation", () => {
       "undo hotel H1",
     ]);
     expect((await logged(run.id)).filter((key) => key.startsWith("seen"))).toEqual(["seen failed step_failed flight"]);
+  });
+
+  it("announces the cancelled task to webhooks, and nothing of its compensation run (no client's task)", async () => {
+    await subscribe(store.sql, TENANT, "http://127.0.0.1:9/hooks", ["task.cancelled", "task.completed", "task.failed"]);
+    try {
+      await store.startWorker([trip]);
+      const run = await store.create(trip, { waitForCancel: true });
+      await cancelWhenParked(run.id);
+      const compensation = await compensationOf(run.id);
+      await store.waitForStatus(compensation.id, "completed");
+      const events = await store.sql<{ task_id: string; event: string }[]>`
+        SELECT task_id, event FROM webhook_deliveries WHERE task_id IN (${run.id}, ${compensation.id})`;
+      expect(events).toEqual([{ task_id: run.id, event: "task.cancelled" }]);
+    } finally {
+      await store.sql`DELETE FROM webhook_subscriptions WHERE tenant_id = ${TENANT}`;
+    }
   });
 
   it("queues no compensation for a run cancelled before any worker started it", async () => {
