@@ -51,6 +51,11 @@ export class RouteSchedulePanel {
     return this.card.getByRole("list", { name: "Next fire times" }).getByRole("listitem");
   }
 
+  /** A control of the schedule's input (one per property of a flat input schema), by its label. */
+  inputField(label: string) {
+    return this.form.getByRole("group", { name: "Input of each run" }).getByLabel(label);
+  }
+
   pauseButton(paused: boolean) {
     return this.form.getByRole("button", { name: paused ? "Resume schedule" : "Pause schedule" });
   }

@@ -68,11 +68,14 @@ export const setRouteScheduleInput = (form: Fields) => {
       ...(catchUp ? { catchUp } : {}),
       ...(input ? { input: parseJson(input) } : {}),
     },
+    // The schedule editor's input controls (lib/ui/schedule-input.ts): typed by the route's schema on the server.
+    ...(text(form, "inputFields") ? { inputValues: schemaFormValues(form) } : {}),
   };
 };
 
 /** An inbox answer: the request's values under `v.<key>` (several values of one name are a multi-select's picks). */
-export const answerInputInput = (form: Fields) => {
+/** The values of schema-form controls (app/(ui)/inbox/field-control.tsx), named `v.<key>`. */
+function schemaFormValues(form: Fields): Record<string, RawValue> {
   const values: Record<string, RawValue> = {};
   for (const name of new Set(form.keys())) {
     if (!name.startsWith(VALUE_PREFIX)) continue;
@@ -84,8 +87,15 @@ export const answerInputInput = (form: Fields) => {
     const picked = values[key];
     values[key] = picked === undefined ? [] : Array.isArray(picked) ? picked : [String(picked)];
   }
-  return { taskId: text(form, "taskId"), key: text(form, "key"), action: text(form, "action") || "accept", values };
-};
+  return values;
+}
+
+export const answerInputInput = (form: Fields) => ({
+  taskId: text(form, "taskId"),
+  key: text(form, "key"),
+  action: text(form, "action") || "accept",
+  values: schemaFormValues(form),
+});
 
 /** The prefix of an inbox form's value fields, so that no value can collide with taskId, key or action. */
 export const VALUE_PREFIX = "v.";

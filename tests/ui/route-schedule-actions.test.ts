@@ -57,6 +57,40 @@ describe("schedules on the route page", () => {
     expect((await findLatestRoute(sql, tenant.id, TOOL))?.schedule_cron).toBeNull();
   });
 
+  it("takes the runs' input from the editor's controls, typed by the route's schema, naming a field at fault", async () => {
+    const tool = "deploy_approval";
+    const own = await makeTenant(sql, "sched-input"); // its own tenant: the other tests count this one's schedules
+    await insertRouteRevision(sql, {
+      tenantId: own.id,
+      toolName: tool,
+      workflowName: "deploy",
+      workflowVersion: 1,
+      inputSchema: {
+        type: "object",
+        properties: { service: { type: "string" }, release: { type: "string" }, replicas: { type: "integer", minimum: 1 } },
+        required: ["service", "release"],
+      },
+      taskSupport: "optional",
+    });
+    const ctx = contextFor(sql, admin.id);
+    const target = { tenantId: own.id, toolName: tool };
+    const schedule = { cron: "0 9 * * 1-5", timezone: "Europe/Paris" };
+    // The review's case: no input at all is refused by the schema, before anything is saved.
+    await expect(setRouteScheduleAction(ctx, { ...target, schedule })).rejects.toThrow(/schedule input: .*: required/);
+    await expect(
+      setRouteScheduleAction(ctx, { ...target, schedule, inputValues: { service: "api", release: "", replicas: "0" } }),
+    ).rejects.toThrow("schedule input: release: Required; replicas: Must be at least 1");
+    expect((await findLatestRoute(sql, own.id, tool))?.schedule_cron).toBeNull();
+    await setRouteScheduleAction(ctx, { ...target, schedule, inputValues: { service: "api", release: "v1.0.0", replicas: "2" } });
+    const saved = await findLatestRoute(sql, own.id, tool);
+    expect(saved?.schedule_cron).toBe("0 9 * * 1-5");
+    expect(saved?.schedule_input).toEqual({ service: "api", release: "v1.0.0", replicas: 2 });
+    // Another tenant's operator cannot set it, whatever the controls say.
+    await expect(
+      setRouteScheduleAction(contextFor(sql, outsider.id), { ...target, schedule, inputValues: { service: "x", release: "y" } }),
+    ).rejects.toMatchObject({ code: "not_found" });
+  });
+
   it("is not found for an operator outside the tenant", async () => {
     const ctx = contextFor(sql, outsider.id);
     await expect(

@@ -5,13 +5,15 @@ import { type FormEvent, startTransition as startAction, useActionState, useEffe
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { buttonClass, inputClass, secondaryButtonClass, Time } from "../_components/ui";
 import { previewSchedule, setRouteScheduleForm, setRouteSchedulePaused } from "../actions";
+import { ScheduleInputFields } from "./schedule-input-fields";
 
 const FIELD = "flex flex-col gap-1 text-xs font-medium text-slate-600";
 
 /**
  * Sets, changes, previews, pauses and resumes a route's cron schedule. Every check (croner parses
  * the cron in that timezone, the schedule's input fits the route) is the server's; this form only
- * shows its answer. Changing the cron keeps the schedule's input and catch-up policy. Saving posts
+ * shows its answer. The input is edited beside the cron (schedule-input-fields.tsx); changing the
+ * cron keeps the catch-up policy. Saving posts
  * the form to a server action, so it works before the page's scripts load; Preview and Pause need them.
  */
 export function ScheduleEditor({ route }: { route: RouteItem }) {
@@ -25,6 +27,8 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
   // Before scripts load, a refused save comes back as the rendered page: its message shows from the start.
   const [error, setError] = useState<string | null>(saved && !saved.ok ? saved.error : null);
   const pending = busy || saving;
+  // Review F7: a refused input outlined the Cron and Timezone boxes, which were not at fault.
+  const timingInvalid = error && !error.startsWith("schedule input:") ? true : undefined;
   const target = { tenantId: route.tenantId, toolName: route.tool };
 
   useEffect(() => {
@@ -63,9 +67,6 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
         <input type="hidden" name="tenantId" value={route.tenantId} />
         <input type="hidden" name="toolName" value={route.tool} />
         {route.schedule?.catchUp && <input type="hidden" name="catchUp" value={route.schedule.catchUp} />}
-        {route.schedule?.input !== undefined && (
-          <input type="hidden" name="scheduleInput" value={JSON.stringify(route.schedule.input)} />
-        )}
         <label className={FIELD}>
           Cron
           <input
@@ -75,7 +76,7 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
             value={cron}
             onChange={(e) => setCron(e.target.value)}
             placeholder="0 9 * * 1-5"
-            aria-invalid={error ? true : undefined}
+            aria-invalid={timingInvalid}
             spellCheck={false}
             autoComplete="off"
           />
@@ -88,11 +89,12 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
             value={timezone}
             onChange={(e) => setTimezone(e.target.value)}
             placeholder="Europe/Paris"
-            aria-invalid={error ? true : undefined}
+            aria-invalid={timingInvalid}
             spellCheck={false}
             autoComplete="off"
           />
         </label>
+        <ScheduleInputFields route={route} idPrefix={`schedule-${route.tenantSlug}-${route.tool}`} />
         <button type="button" className={secondaryButtonClass} disabled={pending || !cron.trim()} onClick={onPreview}>
           Preview
         </button>

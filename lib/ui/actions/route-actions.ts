@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { findLatestRoute } from "../../../db/queries/routes";
 import {
   definitionsFromStore,
   disableRoute,
@@ -13,6 +14,7 @@ import {
 } from "../../admin";
 import { AppError } from "../../errors";
 import { nextFireTimes, parseSchedule } from "../../schedules";
+import { scheduleInputFromForm } from "../schedule-input";
 import { operatorAction } from "./operator-action";
 
 // The console binds routes to the definitions workers published to the store (never workflow code).
@@ -33,10 +35,29 @@ const ZPreviewSchedule = z.object({ cron: z.string().trim().min(1).max(200), tim
 
 export const disableRouteAction = operatorAction(ZDisableRoute, disableRoute, { tenantScoped: true });
 
-/** Sets or changes a tool's cron schedule and timezone (validated with croner by lib/admin), or clears it. */
+const ZScheduleForm = ZSetRouteSchedule.extend({
+  /** The editor's input controls, raw (lib/ui/schedule-input.ts); they replace `schedule.input`. */
+  inputValues: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])).optional(),
+});
+
+/**
+ * Sets or changes a tool's cron schedule, timezone and input (validated with croner and the route's
+ * input schema by lib/admin), or clears it. Input posted as form controls is typed by the route's
+ * schema first; a field at fault is named in the refusal.
+ */
 export const setRouteScheduleAction = operatorAction(
-  ZSetRouteSchedule,
-  async (ctx, input) => ({ revision: (await setRouteSchedule(ctx, input)).revision }),
+  ZScheduleForm,
+  async (ctx, { inputValues, ...input }) => {
+    let schedule = input.schedule;
+    if (schedule && inputValues) {
+      const route = await findLatestRoute(ctx.sql, input.tenantId, input.toolName);
+      if (!route) throw new AppError("not_found", `No tool "${input.toolName}"`);
+      const typed = scheduleInputFromForm(route.input_schema, inputValues);
+      if (!typed.ok) throw new AppError("bad_request", `schedule input: ${typed.message}`);
+      schedule = { ...schedule, input: typed.input };
+    }
+    return { revision: (await setRouteSchedule(ctx, { ...input, schedule })).revision };
+  },
   { tenantScoped: true },
 );
 
