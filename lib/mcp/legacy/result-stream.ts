@@ -1,3 +1,4 @@
+import { bounded } from "@runifold/store";
 import { dropProgressMark, raiseProgressMark } from "../../../db/queries/mcp-ordinary-calls";
 import type { TaskRecord } from "../../tasks";
 import { getTaskFeed } from "../../tasks";
@@ -18,6 +19,8 @@ import { withdrawQuestions } from "./withdrawal";
 const POLL_MS = 2_000;
 /** Long waits re-check the API key now and then, so a revoked key stops receiving questions. */
 const REAUTHORIZE_MS = 30_000;
+/** The longest one round's read may take before the round gives up on it. */
+const READ_BOUND_MS = 10_000;
 
 /**
  * The SSE form of a blocking tasks/result (2025-11-25 "Input Required Status"). Until the task is
@@ -115,13 +118,15 @@ export async function streamTaskResult(deps: McpDeps, call: McpCall, id: JsonRpc
 
   const readRound = async () => {
     if (Date.now() - authorizedAt > REAUTHORIZE_MS) {
-      if (!(await deps.reauthorize())) {
+      if (!(await bounded(deps.reauthorize(), READ_BOUND_MS, "credential re-check"))) {
         sse.send(rpcError(id, RPC.invalidRequest, "The API key is no longer valid"));
         return sse.close();
       }
       authorizedAt = Date.now();
     }
-    const record = await readBoundTask(deps.sql, call.principal, taskId);
+    // Bounded: a read stuck on a connection that died under it (a failover) would hold every later
+    // round (they never overlap); the next notification or poll reads again.
+    const record = await bounded(readBoundTask(deps.sql, call.principal, taskId), READ_BOUND_MS, "tasks/result read");
     if (sse.closed) return;
     if (!record) {
       // Expired (ttl counts from creation, whatever the status) or purged: now an unknown ID.

@@ -1,3 +1,4 @@
+import { bounded } from "@runifold/store";
 import { getTaskFeed, isTerminalTaskStatus, readBoundTaskHandle, type TaskRecord, taskStatus } from "../../tasks";
 import { holdStream } from "../credential-limits";
 import { isRecord, type JsonRpcId, McpError, RPC, rpcError, rpcResult } from "../json-rpc";
@@ -13,6 +14,8 @@ export const MAX_TASK_IDS_PER_SUBSCRIPTION = 100;
 export const MAX_LISTEN_STREAM_MS = 60 * 60_000;
 const FALLBACK_POLL_MS = 2_000;
 const KEEPALIVE_MS = 15_000;
+/** The longest one round's read may take before the round gives up on it (see readRound). */
+const READ_BOUND_MS = 10_000;
 
 /**
  * subscriptions/listen with `taskIds` (ext-tasks "Status Notifications"): an SSE stream that acks
@@ -91,7 +94,7 @@ export async function subscriptionsListen(
       const stillAuthorized = (): Promise<boolean> => {
         if (Date.now() - authorizedAt < FALLBACK_POLL_MS) return Promise.resolve(true);
         pendingCheck ??= (async () => {
-          const principal = await deps.reauthorize();
+          const principal = await bounded(deps.reauthorize(), READ_BOUND_MS, "credential re-check");
           if (!principal) {
             refuse("The credential is no longer valid");
             return false;
@@ -123,8 +126,14 @@ export async function subscriptionsListen(
         // Shared with this process's other streams of the same credential on the task (task-feed.ts):
         // one read per change, not one per stream.
         const notBefore = lastRead.get(taskId) ?? 0;
-        const record = await feed.read(taskId, sharedKey, { notBefore, maxAgeMs: FALLBACK_POLL_MS }, () =>
-          readBoundTaskHandle(deps.sql, { ...binding, taskId }),
+        // Bounded: a read stuck on a connection that died under it (a failover) would hold this task's
+        // rounds for ever, and the stream would never hear it complete; the next poll reads again.
+        const record = await bounded(
+          feed.read(taskId, sharedKey, { notBefore, maxAgeMs: FALLBACK_POLL_MS }, () =>
+            readBoundTaskHandle(deps.sql, { ...binding, taskId }),
+          ),
+          READ_BOUND_MS,
+          "listen snapshot read",
         );
         lastRead.set(taskId, performance.now());
         if (closed || !active.has(taskId)) return;

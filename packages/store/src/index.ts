@@ -4,6 +4,7 @@
  * PostgreSQL (`npm start`, test harnesses, the dev server) is its own door, `@runifold/store/embedded`,
  * so importing the kernel never loads it.
  */
+export { bounded } from "./bounded";
 export { createDb, inTransaction, type Sql, type SqlHandle } from "./client";
 export {
   type ConnectionUrl,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { bounded } from "./bounded";
 
 type Sql = postgres.Sql;
 
@@ -189,12 +190,4 @@ function onPoolEnd(sql: Sql, hook: () => Promise<void>) {
 /** Ends a listen connection without waiting on a query that may never settle (postgres.js #1154). */
 function endQuietly(conn: Sql): Promise<void> {
   return bounded(conn.end({ timeout: 0 }), 2_000).catch(() => {});
-}
-
-function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
