@@ -58,6 +58,9 @@ function builds(name: string): [AnyWorkflow, AnyWorkflow] {
   return [first, second];
 }
 
+/** Publishing as a worker that runs the code does (serveWorkflows). */
+const SERVES = { servesCode: true };
+
 async function liveRun(name: string) {
   return createRun(sql, { tenantId: TENANT, workflowName: name, workflowVersion: 1, input: { n: 1 } });
 }
@@ -76,17 +79,17 @@ describe("publishing changed code (SDK)", () => {
     expect(a.fingerprint).toBe(b.fingerprint);
     expect(a.codeFingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(a.codeFingerprint).not.toBe(b.codeFingerprint);
-    expect(await publishDefinitions(sql, [a], "w")).toEqual([{ key: "steady-code@1", action: "published", revision: 1 }]);
-    expect(await publishDefinitions(sql, [describeDefinition(first)], "w")).toEqual([
+    expect(await publishDefinitions(sql, [a], "w", SERVES)).toEqual([{ key: "steady-code@1", action: "published", revision: 1 }]);
+    expect(await publishDefinitions(sql, [describeDefinition(first)], "w", SERVES)).toEqual([
       { key: "steady-code@1", action: "unchanged", revision: 1 },
     ]);
   });
 
   it("refuses changed code while the version has live runs; records it as a new revision once none are", async () => {
     const [first, second] = builds("coded");
-    await publishDefinitions(sql, [describeDefinition(first)], "w");
+    await publishDefinitions(sql, [describeDefinition(first)], "w", SERVES);
     const run = await liveRun("coded");
-    const refusal = await publishDefinitions(sql, [describeDefinition(second)], "w").catch((error: unknown) => error);
+    const refusal = await publishDefinitions(sql, [describeDefinition(second)], "w", SERVES).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(DefinitionConflictError);
     expect(refusal).toMatchObject({ key: "coded@1", what: "code" });
     expect((refusal as Error).message).toMatch(/^coded@1 is already published with different workflow code and has live runs/);
@@ -95,7 +98,7 @@ describe("publishing changed code (SDK)", () => {
     expect(await codeRevisions("coded")).toHaveLength(1);
 
     expect(await cancelRun(sql, { runId: run.id })).toEqual({ outcome: "cancelled" });
-    expect(await publishDefinitions(sql, [describeDefinition(second)], "w")).toEqual([
+    expect(await publishDefinitions(sql, [describeDefinition(second)], "w", SERVES)).toEqual([
       { key: "coded@1", action: "replaced", revision: 2, code: "changed" },
     ]);
     const history = await codeRevisions("coded");
@@ -108,36 +111,57 @@ describe("publishing changed code (SDK)", () => {
 
   it("publishes changed code under live runs when the operator accepts it for that key (or *), and only code", async () => {
     const [first, second] = builds("accepted");
-    await publishDefinitions(sql, [describeDefinition(first)], "w");
+    await publishDefinitions(sql, [describeDefinition(first)], "w", SERVES);
     await liveRun("accepted");
-    const other = await publishDefinitions(sql, [describeDefinition(second)], "w", { acceptCodeChange: ["else@1"] }).catch(
-      (error: unknown) => error,
-    );
+    const other = await publishDefinitions(sql, [describeDefinition(second)], "w", {
+      servesCode: true,
+      acceptCodeChange: ["else@1"],
+    }).catch((error: unknown) => error);
     expect(other).toMatchObject({ what: "code" });
-    expect(await publishDefinitions(sql, [describeDefinition(second)], "w", { acceptCodeChange: ["accepted@1"] })).toEqual([
-      { key: "accepted@1", action: "replaced", revision: 2, code: "accepted" },
-    ]);
-    expect(await publishDefinitions(sql, [describeDefinition(first)], "w", { acceptCodeChange: ["*"] })).toEqual([
-      { key: "accepted@1", action: "replaced", revision: 3, code: "accepted" },
-    ]);
+    expect(
+      await publishDefinitions(sql, [describeDefinition(second)], "w", { servesCode: true, acceptCodeChange: ["accepted@1"] }),
+    ).toEqual([{ key: "accepted@1", action: "replaced", revision: 2, code: "accepted" }]);
+    expect(
+      await publishDefinitions(sql, [describeDefinition(first)], "w", { servesCode: true, acceptCodeChange: ["*"] }),
+    ).toEqual([{ key: "accepted@1", action: "replaced", revision: 3, code: "accepted" }]);
     // Accepting code changes does not accept a changed schema.
     const schemaChanged = describeDefinition(defineWorkflow({ ...first, input: z.object({ n: z.number(), m: z.string() }) }));
-    const refusal = await publishDefinitions(sql, [schemaChanged], "w", { acceptCodeChange: ["*"] }).catch(
+    const refusal = await publishDefinitions(sql, [schemaChanged], "w", { servesCode: true, acceptCodeChange: ["*"] }).catch(
       (error: unknown) => error,
     );
     expect(refusal).toMatchObject({ what: "definition" });
   });
 
+  it("lets a publisher that does not run the code (a seed) publish the data without refusing or displacing the build", async () => {
+    const [first, second] = builds("seeded");
+    await publishDefinitions(sql, [describeDefinition(first)], "worker", SERVES);
+    await liveRun("seeded");
+    expect(await publishDefinitions(sql, [describeDefinition(second)], "seed")).toEqual([
+      { key: "seeded@1", action: "unchanged", revision: 1 },
+    ]);
+    expect(await publishDefinitions(sql, [describeDefinition(first)], "worker", SERVES)).toEqual([
+      { key: "seeded@1", action: "unchanged", revision: 1 },
+    ]);
+    // A seed publishing first records no code: the first worker's build is recorded without a refusal.
+    const [fresh] = builds("seeded-first");
+    await publishDefinitions(sql, [describeDefinition(fresh)], "seed");
+    await liveRun("seeded-first");
+    expect(await codeRevisions("seeded-first")).toEqual([expect.objectContaining({ code: null })]);
+    expect(await publishDefinitions(sql, [describeDefinition(fresh)], "worker", SERVES)).toEqual([
+      { key: "seeded-first@1", action: "replaced", revision: 2, code: "recorded" },
+    ]);
+  });
+
   it("records the first code fingerprint of a definition published before they existed, live runs or not", async () => {
     const [first, second] = builds("legacy");
-    await publishDefinitions(sql, [describeDefinition(first)], "old-sdk");
+    await publishDefinitions(sql, [describeDefinition(first)], "old-sdk", SERVES);
     await sql`UPDATE workflow_definition_revisions SET definition = definition - 'codeFingerprint' WHERE name = 'legacy'`;
     await liveRun("legacy");
-    expect(await publishDefinitions(sql, [describeDefinition(second)], "w")).toEqual([
+    expect(await publishDefinitions(sql, [describeDefinition(second)], "w", SERVES)).toEqual([
       { key: "legacy@1", action: "replaced", revision: 2, code: "recorded" },
     ]);
     // From then on it is guarded like any other.
-    const refusal = await publishDefinitions(sql, [describeDefinition(first)], "w").catch((error: unknown) => error);
+    const refusal = await publishDefinitions(sql, [describeDefinition(first)], "w", SERVES).catch((error: unknown) => error);
     expect(refusal).toMatchObject({ what: "code" });
   });
 });

@@ -54,11 +54,21 @@ describe("the code fingerprint's normal form", () => {
     expect(normaliseSource(viaTsc(SOURCE.replace("1 / 2", "1 / 3")))).not.toBe(base);
   });
 
-  it("keeps what is inside strings, templates and regular expressions", () => {
+  it("keeps what is inside strings, templates and regular expressions, and normalises a template's expressions", () => {
     // JavaScript source as text: the `${ c }` is a template's placeholder in the code under test.
     const source = ["a = 'x  // y' ; b = `t  /* u */ $", "{ c }` ; d = /  \\/ /g"].join("");
-    expect(normaliseSource(source)).toBe(['a="x  // y"b=`t  /* u */ $', "{ c }`d=/  \\/ /g"].join(""));
+    expect(normaliseSource(source)).toBe(['a="x  // y"b=`t  /* u */ $', "{c}`d=/  \\/ /g"].join(""));
     expect(normaliseSource("return  x / 2 / y")).toBe("return x/2/y");
     expect(normaliseSource("f(a, b,\n)")).toBe("f(a,b)");
+  });
+
+  it("reads an imported name the same whichever loader rewrote it, and a lone arrow parameter with or without parentheses", () => {
+    const plain = normaliseSource("throw new WorkflowFailure(x); list.find((v) => v > 1); go(async (w) => w)");
+    expect(normaliseSource("throw new __vite_ssr_import_0__.WorkflowFailure(x); list.find(v => v > 1); go(async w => w)")).toBe(
+      plain,
+    );
+    expect(normaliseSource("throw new (0, import_sdk.WorkflowFailure)(x)\nlist.find(v => v > 1)\ngo(async (w) => w)")).toBe(
+      plain,
+    );
   });
 });

@@ -51,10 +51,35 @@ const KEYWORDS_BEFORE_REGEX = new Set(["return", "typeof", "case", "do", "else",
 /**
  * The source with comments and insignificant whitespace dropped (one space is kept between two
  * word characters), `;` and trailing commas dropped, and plain string literals rewritten with
- * double quotes. Template literals and regular expressions are kept as written. A scanner, not a
+ * double quotes; then the loaders' rewrites undone (canonicalForms). The text of template literals and regular expressions is kept as written (a
+ * template's `${…}` expressions are normalised like the rest). A scanner, not a
  * parser: the rare source it misreads still fingerprints the same way on every load of one build.
  */
 export function normaliseSource(source: string): string {
+  return canonicalForms(scan(source));
+}
+
+/**
+ * What loaders rewrite besides layout: an imported name read through the module namespace the
+ * loader made for it (vitest's `__vite_ssr_import_0__.x`, esbuild's CommonJS `(0, import_mod.x)`),
+ * and a lone arrow parameter with or without parentheses. Applied to the scanned text as a whole,
+ * so it also touches such text inside a string — harmless for a fingerprint.
+ */
+function canonicalForms(text: string): string {
+  const namespace = "(?:__vite_ssr_import_\\d+__|__vi_import_\\d+__|import_[\\w$]+)";
+  return (
+    text
+      // `new (0,import_sdk.X)(…)`: the name then follows a word, so it keeps a space from it.
+      .replace(new RegExp(`([\\w$])?\\(0,${namespace}\\.([\\w$]+)\\)`, "g"), (_all, word: string | undefined, name: string) =>
+        word ? `${word} ${name}` : name,
+      )
+      .replace(new RegExp(`(^|[^\\w$.])${namespace}\\.([\\w$]+)`, "g"), "$1$2")
+      .replace(/\basync\(([\w$]+)\)=>/g, "async $1=>")
+      .replace(/(^|[^\w$])\(([\w$]+)\)=>/g, "$1$2=>")
+  );
+}
+
+function scan(source: string): string {
   let out = "";
   let lastToken = "";
   let pendingSpace = false;
@@ -83,10 +108,10 @@ export function normaliseSource(source: string): string {
       lastToken = '"';
       i = end;
     } else if (c === "`") {
-      const end = templateEnd(source, i);
-      emit(source.slice(i, end));
+      const template = normaliseTemplate(source, i);
+      emit(template.text);
       lastToken = "`";
-      i = end;
+      i = template.end;
     } else if (c === "/" && (BEFORE_REGEX.has(lastToken) || KEYWORDS_BEFORE_REGEX.has(lastToken))) {
       const end = regexEnd(source, i);
       emit(source.slice(i, end));
@@ -101,7 +126,11 @@ export function normaliseSource(source: string): string {
     } else {
       i += 1;
       lastToken = c;
-      if (c === ";") continue;
+      // A dropped `;` separates like a line break: `false;return` and `false\nreturn` read the same.
+      if (c === ";") {
+        pendingSpace = true;
+        continue;
+      }
       if (c === "," && /^\s*[)\]}]/.test(stripLeadingComments(source.slice(i, i + 200)))) continue;
       emit(c);
     }
@@ -117,27 +146,45 @@ function quotedEnd(source: string, start: number): number {
   return Math.min(i + 1, source.length);
 }
 
-/** The index just past the closing backtick of the template that starts at `start` (nested `${}` included). */
-function templateEnd(source: string, start: number): number {
+/**
+ * The template literal that starts at `start`, its text kept and each `${…}` expression normalised
+ * (compilers print the expressions inside a template as they print any other code), and the index
+ * just past its closing backtick.
+ */
+function normaliseTemplate(source: string, start: number): { text: string; end: number } {
+  let text = "`";
   let i = start + 1;
   while (i < source.length && source[i] !== "`") {
-    if (source[i] === "\\") i += 2;
-    else if (source[i] === "$" && source[i + 1] === "{") {
-      let depth = 1;
+    if (source[i] === "\\") {
+      text += source.slice(i, i + 2);
       i += 2;
-      while (i < source.length && depth > 0) {
-        const c = source[i];
-        if (c === "`") i = templateEnd(source, i);
-        else if (c === '"' || c === "'") i = quotedEnd(source, i);
-        else {
-          if (c === "{") depth += 1;
-          if (c === "}") depth -= 1;
-          i += 1;
-        }
-      }
-    } else i += 1;
+    } else if (source[i] === "$" && source[i + 1] === "{") {
+      const close = expressionEnd(source, i + 2);
+      text += `\${${normaliseSource(source.slice(i + 2, close))}}`;
+      i = close + 1;
+    } else {
+      text += source[i];
+      i += 1;
+    }
   }
-  return Math.min(i + 1, source.length);
+  return { text: `${text}\``, end: Math.min(i + 1, source.length) };
+}
+
+/** The index of the `}` that closes a template's `${` expression starting at `start`. */
+function expressionEnd(source: string, start: number): number {
+  let depth = 1;
+  let i = start;
+  while (i < source.length) {
+    const c = source[i];
+    if (c === "`") i = normaliseTemplate(source, i).end;
+    else if (c === '"' || c === "'") i = quotedEnd(source, i);
+    else {
+      if (c === "{") depth += 1;
+      if (c === "}" && --depth === 0) return i;
+      i += 1;
+    }
+  }
+  return source.length;
 }
 
 /** The index just past a regular expression literal's flags (a `/` inside a class `[...]` does not end it). */

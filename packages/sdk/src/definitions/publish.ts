@@ -39,6 +39,12 @@ export type PublishOutcome = {
 };
 
 export type PublishOptions = {
+  /**
+   * The publisher is a worker that runs this code (serveWorkflows): its code fingerprint is compared
+   * and recorded. Other publishers (a seed, a script, a test) vouch for the data only: the code
+   * fingerprint on record is kept as it is, so they never refuse or displace a worker's build.
+   */
+  servesCode?: boolean;
   /** `name@version` keys whose code may change under live runs (RUNIFOLD_ACCEPT_CODE_CHANGE); `*`: any. */
   acceptCodeChange?: readonly string[];
 };
@@ -74,11 +80,11 @@ export async function publishDefinitions(
 
 async function publishOne(
   tx: SqlHandle,
-  d: PublishedDefinition,
+  given: PublishedDefinition,
   publishedBy: string,
   options: PublishOptions,
 ): Promise<PublishOutcome> {
-  const key = workflowKey(d.name, d.version);
+  const key = workflowKey(given.name, given.version);
   // Serialises concurrent publishers of one name@version, including the very first insert.
   await tx.unsafe("SELECT pg_advisory_xact_lock(hashtext('runifold_definition:' || $1))", [key]);
   const [current] = await tx.unsafe<{ fingerprint: string; revision: number; code_fingerprint: string | null }[]>(
@@ -86,10 +92,13 @@ async function publishOne(
      FROM workflow_definitions d
      LEFT JOIN workflow_definition_revisions r ON r.name = d.name AND r.version = d.version AND r.revision = d.revision
      WHERE d.name = $1 AND d.version = $2 FOR UPDATE OF d`,
-    [d.name, d.version],
+    [given.name, given.version],
   );
-  const sameData = current?.fingerprint === d.fingerprint;
-  const codeChanged = current !== undefined && current.code_fingerprint !== d.codeFingerprint;
+  const sameData = current?.fingerprint === given.fingerprint;
+  // A publisher that does not serve the code carries the recorded code fingerprint forward (none for a new definition).
+  const d: Omit<PublishedDefinition, "codeFingerprint"> & { codeFingerprint?: string } =
+    options.servesCode === true ? given : { ...given, codeFingerprint: current?.code_fingerprint ?? undefined };
+  const codeChanged = current !== undefined && current.code_fingerprint !== (d.codeFingerprint ?? null);
   if (current && sameData && !codeChanged) {
     await tx.unsafe("UPDATE workflow_definitions SET last_seen_at = now() WHERE name = $1 AND version = $2", [d.name, d.version]);
     return { key, action: "unchanged", revision: current.revision };

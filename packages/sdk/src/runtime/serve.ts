@@ -57,6 +57,7 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
   const registry = createRegistry(workflows);
   const workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const published = await publishDefinitions(sql, workflows.map(describeDefinition), workerId, {
+    servesCode: true,
     acceptCodeChange: options.acceptCodeChange,
   });
   for (const outcome of published) logger.info("definition", { ...outcome });
