@@ -100,8 +100,10 @@ export class ReplayHistory {
 
   /** A patch marker's write: new work waits for it, so nothing is recorded after a marker that is not. */
   markerWritten(write: Promise<void>) {
-    write.catch(() => {});
-    this.markers = Promise.all([this.markers, write]);
+    const all = Promise.all([this.markers, write]);
+    // Handled here: a failed write has ended the attempt already, and no step may be left to await it.
+    all.catch(() => {});
+    this.markers = all;
   }
 
   /**
