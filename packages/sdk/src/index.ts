@@ -6,7 +6,7 @@ export { saga } from "./compensation/saga";
 export type { CompletedStep, RunFailure } from "./compensation/types";
 export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
-export type { PublishOutcome } from "./definitions/publish";
+export type { PublishOptions, PublishOutcome } from "./definitions/publish";
 export { DefinitionConflictError, publishDefinitions } from "./definitions/publish";
 export {
   AttemptEnded,
