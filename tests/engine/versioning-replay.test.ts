@@ -172,6 +172,36 @@ describe("ctx.patched", () => {
     expect(markers.map((row) => row.key)).toEqual(["patched:fixed-report"]);
   });
 
+  it("is refused inside a step body; deprecatePatch records nothing", async () => {
+    const inBody = defineWorkflow({
+      name: "patched-in-body",
+      version: 1,
+      input: z.object({}),
+      async run(ctx) {
+        await ctx.step("body", () => ctx.patched("x"));
+        return { content: [] };
+      },
+    });
+    const retired = defineWorkflow({
+      name: "patch-retired",
+      version: 1,
+      input: z.object({}),
+      async run(ctx) {
+        ctx.deprecatePatch("fixed-total");
+        await ctx.step("total-fixed", () => "new");
+        return { content: [] };
+      },
+    });
+    await store.startWorker([inBody, retired]);
+    const misused = await store.create(inBody, {});
+    const plain = await store.create(retired, {});
+    const done = await store.waitForStatus(misused.id, ["failed", "completed"]);
+    expect(done.failure).toMatchObject({ code: "invalid_argument" });
+    expect(String(done.failure?.message)).toMatch(/ctx\.patched\("x"\) was called inside the body of step "body"/);
+    expect((await store.waitForStatus(plain.id, ["failed", "completed"])).status).toBe("completed");
+    expect(await store.sql`SELECT key FROM run_steps WHERE run_id = ${plain.id}`).toEqual([{ key: "total-fixed" }]);
+  });
+
   it("refuses a reserved or empty id", async () => {
     const misuse = defineWorkflow({
       name: "patched-misuse",
