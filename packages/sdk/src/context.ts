@@ -1,6 +1,7 @@
 import { requestApproval } from "./context/approval";
 import { Attempt, type AttemptDeps } from "./context/attempt";
 import { startChildWorkflow } from "./context/child";
+import { continueAsNew } from "./context/continue-as-new";
 import { recordValue } from "./context/deterministic";
 import { deprecatePatch, patched } from "./context/patched";
 import { runStep } from "./context/step";
@@ -24,7 +25,11 @@ export { Attempt } from "./context/attempt";
  * and runs nothing, and no promise ctx hands out can become an unhandled rejection by itself.
  * `progress` and `log` are best effort: they never reject for lease or store reasons.
  */
-export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; attempt: Attempt } {
+export function createReplayContext(
+  deps: AttemptDeps,
+  /** The workflow's input schema, for ctx.continueAsNew (executor.ts passes it; a replay harness need not). */
+  parseInput?: (input: unknown) => unknown,
+): { ctx: WorkflowContext; attempt: Attempt } {
   const attempt = new Attempt(deps);
   const waitForSignal = signalWaiter(attempt);
 
@@ -50,6 +55,7 @@ export function createReplayContext(deps: AttemptDeps): { ctx: WorkflowContext; 
     uuid: () => contained(recordValue(attempt, "uuid")),
     patched: (id) => patched(attempt, id),
     deprecatePatch: (id) => deprecatePatch(attempt, id),
+    continueAsNew: (input) => contained(continueAsNew(attempt, input, parseInput)),
     progress: (progress) => contained(reportBestEffort(attempt, progress)),
     log: (message, data) => contained(logBestEffort(attempt, message, data)),
   };

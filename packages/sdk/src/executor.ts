@@ -27,9 +27,9 @@ import type { ClaimedRun } from "./ops/claim-runs";
 import { markOnFailure } from "./ops/compensation-runs";
 import type { PublicError, RunOutcome } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
-import { releaseRun } from "./ops/release-run";
 import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
+import { releaseWhenStoreAnswers } from "./release-when-store-answers";
 import { ReplayHistory } from "./replay/history";
 import type { WorkerObserver } from "./telemetry/observer";
 import { isTransientStoreError } from "./transient-errors";
@@ -148,7 +148,9 @@ export async function executeRun(
     if (hookEnv && failure) return await runHook(hookEnv, state, failure);
     // Marked before the body starts: cancelling the run from here on queues its compensation (migration 0041).
     if (hookEnv && run.checkpoints === 0 && !(await storeCall(() => markOnFailure(deps.sql, lease)))) return "abandoned";
-    const created = createReplayContext({ ...attemptDeps, state, history: new ReplayHistory(state) });
+    const created = createReplayContext({ ...attemptDeps, state, history: new ReplayHistory(state) }, (value) =>
+      parseWorkflowInput(definition, run.workflow_key, value),
+    );
     attempt = created.attempt;
     const body = attempt;
     if (hookEnv) fail = (error, cause) => failThroughHook(hookEnv, state, { status: "failed", error, cause }, body);
@@ -288,24 +290,6 @@ async function storeCall<T>(op: () => Promise<T>): Promise<T> {
     return await op();
   } catch (error) {
     throw isTransientStoreError(error) ? new StoreUnavailable(coerceError(error).message) : error;
-  }
-}
-
-/**
- * After a store outage ended an attempt, hands the run back (queued, no lost attempt) as soon as
- * the store answers: the outage is not the run's fault (ops/release-run.ts). Gives up once someone
- * else holds the run (the release is fenced) or after a while; the lease expiry covers the rest.
- */
-async function releaseWhenStoreAnswers(deps: ExecuteDeps, lease: Lease, giveUpAfterMs = 5 * 60_000): Promise<void> {
-  const until = performance.now() + giveUpAfterMs;
-  for (let wait = 200; performance.now() < until; wait = Math.min(wait * 2, 5_000)) {
-    await new Promise((resolve) => setTimeout(resolve, wait).unref());
-    try {
-      await releaseRun(deps.sql, lease);
-      return;
-    } catch (error) {
-      if (!isTransientStoreError(error)) return;
-    }
   }
 }
 

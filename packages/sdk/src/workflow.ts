@@ -155,6 +155,13 @@ export type WorkflowContext = {
   patched(id: string): boolean;
   /** The next stage of a patch once no run still needs the old path: the new path only, nothing recorded. */
   deprecatePatch(id: string): void;
+  /**
+   * Starts this run again from the top with `input`, on a fresh history, as the same task (same task
+   * ID, same subscriptions; docs/authoring.md "Continue-as-new"): what a long-lived loop calls every N
+   * iterations so that the history a resume loads stays bounded. Never resolves; refused (the run
+   * fails) while a child run has not ended or an approval is open. Unconsumed signals carry over.
+   */
+  continueAsNew(input: unknown): Promise<never>;
   /** Visible progress for clients and operators. Best effort: it never rejects. */
   progress(progress: Progress): Promise<void>;
   /**

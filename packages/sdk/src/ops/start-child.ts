@@ -39,13 +39,16 @@ export async function startChild(sql: SqlHandle, lease: Lease, params: StartChil
       stepKey,
     ]);
     if (recorded) return { kind: "recorded", start: recorded.output } as const;
-    const [parent] = await tx.unsafe<{ created_by_key_id: string | null; ttl_ms: number | null }[]>(
-      "SELECT created_by_key_id, ttl_ms::float8 AS ttl_ms FROM runs WHERE id = $1",
+    const [parent] = await tx.unsafe<{ created_by_key_id: string | null; ttl_ms: number | null; generation: number }[]>(
+      "SELECT created_by_key_id, ttl_ms::float8 AS ttl_ms, generation FROM runs WHERE id = $1",
       [lease.runId],
     );
+    // A generation after a continue-as-new (ops/continue-as-new.ts) may reuse a key of an earlier
+    // one: its children are keyed `<key>@g<generation>`, so the earlier child is never adopted.
+    const parentKey = parent?.generation ? `${params.key}@g${parent.generation}` : params.key;
     const [adopted] = await tx.unsafe<{ id: string; workflow_key: string }[]>(
       "SELECT id, workflow_key FROM runs WHERE parent_run_id = $1 AND parent_key = $2",
-      [lease.runId, params.key],
+      [lease.runId, parentKey],
     );
     const child =
       adopted ??
@@ -58,7 +61,7 @@ export async function startChild(sql: SqlHandle, lease: Lease, params: StartChil
         createdByKeyId: parent?.created_by_key_id ?? null,
         ttlMs: parent?.ttl_ms ?? null,
         origin: "engine",
-        parent: { runId: lease.runId, key: params.key },
+        parent: { runId: lease.runId, key: parentKey },
       }));
     const start: ChildStart = { taskId: child.id, workflow: child.workflow_key };
     const written = await tx.unsafe(
