@@ -22,24 +22,25 @@ const PROBE_TIMEOUT_MS = 3_000;
  * promoted) cannot create or advance a single task.
  */
 export async function checkHealth(sql: Sql): Promise<Health> {
-  let writable: boolean;
+  let state: { recovery: boolean; readOnly: boolean } | undefined;
   try {
     const [row] = await withTimeout(
-      sql<
-        { writable: boolean }[]
-      >`SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`,
+      sql<{ recovery: boolean; read_only: string }[]>`
+        SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS read_only`,
     );
-    writable = row?.writable === true;
+    state = row && { recovery: row.recovery, readOnly: row.read_only === "on" };
   } catch (error) {
     return unreachable(error);
   }
-  if (!writable)
+  if (!state || state.recovery || state.readOnly)
     return {
       database: "read-only",
       migrations: "pending",
       workers: { online: 0 },
       ok: false,
-      reason: "the database answers but takes no writes (a standby or a failover in progress)",
+      reason: state?.recovery
+        ? "the database answering is a standby (in recovery): no host takes writes, e.g. a failover in progress"
+        : "the database answers but refuses writes (transaction_read_only is on)",
     };
   let applied = false;
   let online = 0;

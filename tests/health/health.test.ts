@@ -53,7 +53,7 @@ describe("GET /api/health", () => {
         migrations: "pending",
         workers: { online: 0 },
         ok: false,
-        reason: "the database answers but takes no writes (a standby or a failover in progress)",
+        reason: "the database answers but refuses writes (transaction_read_only is on)",
       });
     } finally {
       await readOnly.end({ timeout: 1 });
