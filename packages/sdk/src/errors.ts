@@ -49,7 +49,7 @@ export class RunSuspended extends Error {
 export class WorkflowMisuse extends NonRetryableError {
   override name = "WorkflowMisuse";
   constructor(
-    readonly causeCode: "invalid_argument" | "not_serialisable" | "payload_too_large" | "nondeterminism",
+    readonly causeCode: "invalid_argument" | "not_serialisable" | "payload_too_large" | "nondeterminism" | "history_too_large",
     message: string,
   ) {
     super(message);

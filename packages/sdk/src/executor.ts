@@ -3,6 +3,7 @@ import { compensateCancelled } from "./compensation/cancelled";
 import { failThroughHook, guardBodyKeys, type HookEnv, recordedFailure, runHook } from "./compensation/on-failure";
 import { type Attempt, createReplayContext } from "./context";
 import { settleChildStarts } from "./context/child-starts";
+import { startHistoryBudget } from "./context/history-budget";
 import { dbClockFrom } from "./db-clock";
 import {
   AttemptEnded,
@@ -27,6 +28,7 @@ import type { ClaimedRun } from "./ops/claim-runs";
 import { markOnFailure } from "./ops/compensation-runs";
 import type { PublicError, RunOutcome } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
+import { readHistoryUsage } from "./ops/read-history-usage";
 import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
 import { releaseWhenStoreAnswers } from "./release-when-store-answers";
@@ -102,6 +104,8 @@ export async function executeRun(
     // outage; only the workflow's own errors may fail the run. Every durable write bumps
     // `checkpoints`, so a run with none has no history to load.
     const state: RunState = run.checkpoints > 0 ? await storeCall(() => loadRunState(deps.sql, run.id)) : emptyRunState();
+    // Measured on every attempt: a first one has timeline events already (created, claimed, signals sent).
+    const usage = await storeCall(() => readHistoryUsage(deps.sql, run.id));
     // The stored input is what the caller sent: parsed here once, as at creation (workflow-input.ts).
     let input: unknown;
     try {
@@ -154,6 +158,8 @@ export async function executeRun(
     attempt = created.attempt;
     const body = attempt;
     if (hookEnv) fail = (error, cause) => failThroughHook(hookEnv, state, { status: "failed", error, cause }, body);
+    const overLimit = startHistoryBudget(attempt, usage);
+    if (overLimit) return await failWith(deps, run, fail, overLimit, attempt);
     const scope = {
       runId: run.id,
       fail: (error: UnhandledWorkflowError) => {

@@ -31,7 +31,9 @@ export type FailureCode =
   | "attempts_exhausted"
   | "unhandled_error"
   | "child_failed"
-  | "unstorable_outcome";
+  | "unstorable_outcome"
+  /** The run's history reached its limits (context/history-budget.ts). */
+  | "history_too_large";
 
 /** How much of an error's message a cause keeps, in code points. */
 export const CAUSE_MESSAGE_CHARS = 2_000;

@@ -16,6 +16,10 @@ export type Limits = {
   progressMessageChars: number;
   /** One ctx.log entry (message and data). */
   logEntryBytes: number;
+  /** Timeline events of one generation of a run (docs/authoring.md "History limits"); warned at 80 %. */
+  historyEvents: number;
+  /** Stored bytes of one generation's history (step outputs and answers: what a resume loads); warned at 80 %. */
+  historyBytes: number;
 };
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -25,6 +29,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   inputAnswerBytes: 64 * 1024,
   progressMessageChars: 1_000,
   logEntryBytes: 16 * 1024,
+  // Temporal's limits (docs.temporal.io/workflow-execution/limits): a long-lived run continues as new first.
+  historyEvents: 51_200,
+  historyBytes: 50 * 1024 * 1024,
 });
 
 export function resolveLimits(overrides?: Partial<Limits>): Limits {

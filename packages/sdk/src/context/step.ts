@@ -7,6 +7,7 @@ import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPoli
 import { observeStep } from "../telemetry/attempt-telemetry";
 import type { StepOptions, StepScope } from "../workflow";
 import { type Attempt, abortReason, stepBodies } from "./attempt";
+import { chargeHistory } from "./history-budget";
 import { checkKey, checkMs } from "./keys";
 
 /** A backoff at least this long parks the run (freeing the slot) instead of waiting in the worker. */
@@ -67,6 +68,8 @@ export async function runStep<T>(
         attempt.lastStepFailure = { error, step: key, stepAttempt: execution };
         throw error;
       }
+      // The run's history limits (history-budget.ts): refused before the write, the run fails.
+      chargeHistory(attempt, Buffer.byteLength(encoded.text));
       const held = await checkpoint(attempt, key, execution, { key, outputJson: encoded.text, seq: op.seq });
       if (!held) throw new LeaseLost("lease lost");
       deps.state.steps.set(key, { value: encoded.value, seq: op.seq });
