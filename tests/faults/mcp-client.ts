@@ -40,11 +40,14 @@ export async function listen(
   token: string,
   onTask: (task: { taskId: string; status: string }) => void,
   onBroken?: (why: string) => void,
+  signal?: AbortSignal,
 ): Promise<"ended" | "broken"> {
   try {
+    const timeout = AbortSignal.timeout(60_000);
     const response = await fetch(url, {
       ...request("subscriptions/listen", { notifications: { taskIds } }, token),
-      signal: AbortSignal.timeout(60_000),
+      // `signal`: the caller breaks the stream itself (a client whose connection dropped).
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     });
     if (response.status !== 200 || !response.body) {
       onBroken?.(`HTTP ${response.status}: ${(await response.text().catch(() => "")).slice(0, 200)}`);
