@@ -25,10 +25,9 @@ const LEASE_MS = 3_000;
 const POLL_MS = 1_000; // the worker's default
 /**
  * A run parked across the failover completes this soon after its signal is acknowledged by the new
- * primary: a bound on "it wakes at all", not on latency. Measured 4–9 s at quick size and up to 37 s
- * at full size, against ~1 s on a healthy store: after this failover the worker's LISTEN is not
- * re-established (postgres.js 3.4.9; docs/deploy.md "High availability"), so wake-ups wait for the
- * worker's poll while it also works off the creations that arrived meanwhile.
+ * primary: a bound on "it wakes at all", not on latency. Measured 1.0–8.7 s at quick size with the
+ * workers' watched LISTEN (they also work off the creations queued meanwhile; up to 37 s at full
+ * size before it).
  */
 const WAKE_BOUND_MS = 60_000;
 /** /api/health answers 200 again this soon after the standby takes writes (a bound on recovering at all). */
