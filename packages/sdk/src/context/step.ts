@@ -2,6 +2,7 @@ import { LeaseLost, RunSuspended, StepTimeout, StoreUnavailable, WorkflowMisuse 
 import { CAUSE_MESSAGE_CHARS } from "../failure-cause";
 import { encodeJson, storableText } from "../json-value";
 import type { StepCheckpoint } from "../ops/checkpoint-step";
+import { readStepOutput } from "../ops/read-step-output";
 import { recordStepFailure, type StepRetryState } from "../ops/record-step-failure";
 import { backoffDelayMs, isRetryable, type ResolvedRetryPolicy, resolveRetryPolicy } from "../policy/retry-policy";
 import { observeStep } from "../telemetry/attempt-telemetry";
@@ -35,6 +36,7 @@ export async function runStep<T>(
   const op = deps.history.enter(key);
   try {
     const recorded = deps.state.steps.get(key);
+    if (recorded?.lazy) return (await replayLazy(attempt, key)) as T;
     if (recorded) return recorded.value as T;
     // Before a side effect: refused if the code no longer reaches recorded work (replay/history.ts).
     await deps.history.beforeNewWork(key);
@@ -79,6 +81,18 @@ export async function runStep<T>(
     op.done();
     if (attempt.currentStep === key) attempt.currentStep = undefined;
   }
+}
+
+/**
+ * A large recorded output, loaded now rather than with the run's state (ops/load-run-state.ts). Not
+ * kept in the state afterwards: the workflow holds what it still uses, the rest can be collected.
+ */
+async function replayLazy(attempt: Attempt, key: string): Promise<unknown> {
+  const { deps } = attempt;
+  const row = await attempt.store(() => readStepOutput(deps.sql, deps.lease.runId, key));
+  attempt.ensureLive();
+  if (!row) throw new LeaseLost(`step "${key}" output is no longer in the history`);
+  return row.value;
 }
 
 /**
