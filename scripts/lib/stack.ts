@@ -31,6 +31,8 @@ export async function prepareDatabase(options: {
   onEmbedded?: (pg: EmbeddedPostgres) => void;
   /** Default: defaultSeedMode(databaseUrl). */
   seed?: SeedMode;
+  /** With the demo seed, also the conformance tenant and its fixture tools (the test stacks); `npm start` seeds the showcase only. */
+  conformanceFixtures?: boolean;
   /**
    * Also create (or re-password) the database's runtime logins, whose URLs the web and workers get
    * instead of `url` (the owner's, for migrations and the seed only). `npm start` on the embedded
@@ -62,7 +64,11 @@ export async function prepareDatabase(options: {
     const { applied } = await migrate(sql);
     const mode = options.seed ?? defaultSeedMode(options.databaseUrl);
     const seed =
-      mode === "demo" ? await seedIfEmpty(sql, options.projectRoot) : mode === "admin" ? await seedAdmin(sql) : undefined;
+      mode === "demo"
+        ? await seedIfEmpty(sql, options.projectRoot, options.conformanceFixtures === true)
+        : mode === "admin"
+          ? await seedAdmin(sql)
+          : undefined;
     const runtime = options.runtimeLogins ? await runtimeUrls(sql, url) : undefined;
     return { url, embedded, seed, applied, runtime };
   } finally {
@@ -75,13 +81,19 @@ export async function prepareDatabase(options: {
  * a build without that module simply starts with an empty store, so it is loaded by path (not a
  * static import) and skipped when absent.
  */
-async function seedIfEmpty(sql: ReturnType<typeof createDb>["sql"], projectRoot: string): Promise<SeedResult | undefined> {
+async function seedIfEmpty(
+  sql: ReturnType<typeof createDb>["sql"],
+  projectRoot: string,
+  conformanceFixtures: boolean,
+): Promise<SeedResult | undefined> {
   const [row] = await sql`SELECT count(*)::int AS n FROM tenants`;
   if (Number(row?.n) > 0) return undefined;
   const file = path.join(projectRoot, "workflows", "demo", "seed.ts");
   if (!existsSync(file)) return undefined;
-  const mod = (await import(pathToFileURL(file).href)) as { seedDemo?: (s: typeof sql) => Promise<SeedResult> };
-  return mod.seedDemo ? await mod.seedDemo(sql) : undefined;
+  const mod = (await import(pathToFileURL(file).href)) as {
+    seedDemo?: (s: typeof sql, options: { fixtures: "conformance" | "none" }) => Promise<SeedResult>;
+  };
+  return mod.seedDemo ? await mod.seedDemo(sql, { fixtures: conformanceFixtures ? "conformance" : "none" }) : undefined;
 }
 
 /** RUNIFOLD_SEED=admin: a first admin on a store without operators (no demo tenants, no keys). */

@@ -74,7 +74,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     }
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
-    // The suites expect the demo tenants, whatever RUNIFOLD_SEED's default for a DATABASE_URL is.
+    // The suites expect the demo tenants and the conformance fixtures, whatever RUNIFOLD_SEED's
+    // default for a DATABASE_URL is (npm start seeds the showcase only).
     const db = await prepareDatabase({
       projectRoot,
       dataRoot,
@@ -82,6 +83,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
       embeddedName: clusterName,
       log,
       seed: "demo",
+      conformanceFixtures: true,
     });
 
     for (let attempt = 1; ; attempt++) {

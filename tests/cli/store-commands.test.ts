@@ -68,6 +68,12 @@ describe("runifold store commands (real processes, real Postgres)", { timeout: 1
     expect(first.lines.at(-1)).toMatch(/^rf_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     const again = await runCli(["demo", "seed", "--json"], env);
     expect(lastJson(again)).toEqual({ created: false });
+    // The showcase alone by default (review F22); the conformance fixtures only when asked for.
+    expect(lastJson(await runCli(["tenants", "list", "--json"], env)).map((t: { slug: string }) => t.slug)).toEqual([
+      "tenant-acme",
+    ]);
+    const fixtures = await runCli(["demo", "seed", "--conformance", "--json"], env);
+    expect(lastJson(fixtures)).toEqual({ created: true });
   });
 
   it("tenants create and list; duplicate and invalid slugs are errors", async () => {

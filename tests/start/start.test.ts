@@ -102,8 +102,19 @@ describe("npm start", () => {
     expect(state.workers).toHaveLength(1);
     for (const pid of named) expect(alive(pid)).toBe(true);
 
+    // The welcome names where to go next (review F24).
+    // (printed right after the supervisor's own health check, which may come after this test's)
+    await waitFor(
+      async () => output,
+      (text) => text.includes("Press Ctrl-C to stop."),
+      { describe: "the welcome", timeoutMs: 30_000 },
+    );
+    expect(output).toContain(`console: http://127.0.0.1:${port}/tasks · MCP endpoint: http://127.0.0.1:${port}/api/mcp`);
+
     const sql = postgres(url as string, { max: 2, onnotice: () => {} });
     try {
+      // The demo is the showcase alone: no conformance fixtures in a user's console (review F22).
+      expect((await sql`SELECT slug FROM tenants ORDER BY slug`).map((row) => row.slug)).toEqual(["tenant-acme"]);
       const [tenant] = await sql`INSERT INTO tenants (slug, name) VALUES ('start-test', 'Start test') RETURNING id`;
       const run = await createRun(sql, {
         tenantId: tenant?.id as string,
@@ -123,8 +134,11 @@ describe("npm start", () => {
       for (const b of backends) byRole.set(b.role, (byRole.get(b.role) ?? new Set()).add(b.app));
       expect(backends.filter((b) => b.super || b.bypass)).toEqual([]);
       expect([...byRole.keys()].sort()).toEqual(["runifold_web_postgres", "runifold_worker_postgres"]);
-      expect([...(byRole.get("runifold_web_postgres") ?? [])]).toEqual(["runifold-web"]);
-      const workerApps = ["runifold-worker", "runifold-worker-lease", "runifold-retention-lock"];
+      // Each pool's LISTEN connection is named after it with "-listen" (packages/store/src/listen-watchdog.ts).
+      const webApps = ["runifold-web", "runifold-web-listen"];
+      expect([...(byRole.get("runifold_web_postgres") ?? [])]).toContain("runifold-web");
+      expect([...(byRole.get("runifold_web_postgres") ?? [])].filter((app) => !webApps.includes(app))).toEqual([]);
+      const workerApps = ["runifold-worker", "runifold-worker-listen", "runifold-worker-lease", "runifold-retention-lock"];
       expect([...(byRole.get("runifold_worker_postgres") ?? [])].filter((app) => !workerApps.includes(app))).toEqual([]);
     } finally {
       await sql.end({ timeout: 5 });

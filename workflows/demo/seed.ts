@@ -24,13 +24,22 @@ import { shippedWorkflows } from "./index";
 export type SeedResult = { created: boolean; apiKey?: string; operator?: { email: string; password: string } };
 
 /**
- * The demo: tenant-acme with durable_report and approve_expense, and the conformance tenant with
- * the suite's fixture tools (the tasks-* seven, then those of the tools-*, elicitation-*,
- * input-required-result-* and json-schema scenarios). Idempotent — existing tenants, routes and keys are left alone;
- * a demo API key is minted (and returned, once) only when tenant-acme has none. Everything is
- * created through lib/admin, with the console's and the CLI's rules, as actor `seed`.
+ * What the demo seeds besides its showcase: `conformance` adds the conformance tenant with the MCP
+ * conformance suite's fixture tools. `npm start` (RUNIFOLD_SEED=demo) asks for none: review F22 found
+ * the fixtures filling the routes page, the workers' list and the forms' default tenant. The test
+ * stacks and the suites that call this directly keep them (the default here).
  */
-export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
+export type DemoSeedOptions = { fixtures?: "conformance" | "none" };
+
+/**
+ * The demo: tenant-acme with durable_report and approve_expense, and (unless `fixtures: "none"`) the
+ * conformance tenant with the suite's fixture tools (the tasks-* seven, then those of the tools-*,
+ * elicitation-*, input-required-result-* and json-schema scenarios). Idempotent — existing tenants,
+ * routes and keys are left alone; a demo API key is minted (and returned, once) only when tenant-acme
+ * has none. Everything is created through lib/admin, with the console's and the CLI's rules, as actor `seed`.
+ */
+export async function seedDemo(sql: SqlHandle, options: DemoSeedOptions = {}): Promise<SeedResult> {
+  const withFixtures = (options.fixtures ?? "conformance") === "conformance";
   const ctx: AdminContext = { sql, actor: SEED_ACTOR };
   // Publish the demo's definitions as its worker will, so the routes bind to store definitions like
   // any team's (a worker starting later finds them unchanged).
@@ -44,8 +53,9 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
     return createTenant(ctx, { slug, name });
   };
   const acme = await ensureTenant("tenant-acme", "Acme Corp");
-  const conformance = await ensureTenant("conformance", "MCP conformance fixtures");
+  const conformance = withFixtures ? await ensureTenant("conformance", "MCP conformance fixtures") : undefined;
 
+  const fixtures = conformance ? conformanceRoutes(conformance.id) : [];
   const routes = [
     { tenantId: acme.id, toolName: "durable_report", workflow: generateReport, taskSupport: "optional", title: "Durable report" },
     {
@@ -55,28 +65,7 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
       taskSupport: "optional",
       title: "Approve expense",
     },
-    ...CONFORMANCE_TOOLS.map((fixture) => ({
-      tenantId: conformance.id,
-      toolName: fixture.tool,
-      workflow: fixture.workflow,
-      taskSupport: fixture.taskSupport,
-      title: undefined,
-    })),
-    ...CONFORMANCE_CONTENT_TOOLS.map((fixture) => ({
-      tenantId: conformance.id,
-      toolName: fixture.tool,
-      workflow: fixture.workflow,
-      taskSupport: "optional" as const,
-      title: undefined,
-    })),
-    ...CONFORMANCE_ROUND_TOOLS.map(({ tool, workflow, ...rest }) => ({
-      tenantId: conformance.id,
-      toolName: tool,
-      workflow,
-      taskSupport: "optional" as "optional" | "required",
-      title: undefined,
-      ...rest,
-    })),
+    ...fixtures,
   ] as const;
   for (const { workflow, ...route } of routes) {
     if (await findActiveRoute(sql, route.tenantId, route.toolName)) continue;
@@ -97,4 +86,32 @@ export async function seedDemo(sql: SqlHandle): Promise<SeedResult> {
     created = true;
   }
   return { created, ...(apiKey ? { apiKey } : {}), ...(operator ? { operator } : {}) };
+}
+
+/** The conformance tenant's routes: the fixture tools the MCP conformance scenarios call. */
+function conformanceRoutes(tenantId: string) {
+  return [
+    ...CONFORMANCE_TOOLS.map((fixture) => ({
+      tenantId,
+      toolName: fixture.tool,
+      workflow: fixture.workflow,
+      taskSupport: fixture.taskSupport,
+      title: undefined,
+    })),
+    ...CONFORMANCE_CONTENT_TOOLS.map((fixture) => ({
+      tenantId,
+      toolName: fixture.tool,
+      workflow: fixture.workflow,
+      taskSupport: "optional" as const,
+      title: undefined,
+    })),
+    ...CONFORMANCE_ROUND_TOOLS.map(({ tool, workflow, ...rest }) => ({
+      tenantId,
+      toolName: tool,
+      workflow,
+      taskSupport: "optional" as "optional" | "required",
+      title: undefined,
+      ...rest,
+    })),
+  ];
 }
