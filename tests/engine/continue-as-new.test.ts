@@ -127,4 +127,54 @@ describe("ctx.continueAsNew", () => {
       await Promise.all(workers.map((worker) => waitForExit(worker)));
     }
   });
+
+  it("neither loses nor doubles a transition whose worker is SIGKILLed inside its transaction", async () => {
+    const env = { DATABASE_URL: store.url, RUNIFOLD_LEASE_MS: "1500", RUNIFOLD_POLL_MS: "200" };
+    const workers = [spawnTs("tests/helpers/continue-as-new-worker-process.ts", env)];
+    // Holding approval_decisions stops the first transition inside its transaction, after it has
+    // locked the run and before it commits (ops/continue-as-new.ts moves approvals second).
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holding = store.sql.begin(async (tx) => {
+      await tx`LOCK TABLE approval_decisions IN ACCESS EXCLUSIVE MODE`;
+      await released;
+    });
+    try {
+      const run = await store.create(poller, { gen: 0, total: 3, per: 1 });
+      const blocked = () =>
+        store.sql<{ pid: number }[]>`
+          SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE approval_decisions%'`;
+      await waitFor(blocked, (rows) => rows.length === 1, { describe: "the transition to wait inside its transaction" });
+      const victim = workers[0];
+      victim?.kill("SIGKILL");
+      if (victim) await waitForExit(victim);
+      release();
+      await holding;
+      // The dead worker's backend finishes its statement, finds no client and rolls the transaction back.
+      await waitFor(blocked, (rows) => rows.length === 0, { describe: "the orphaned transaction to end" });
+      await waitFor(
+        () => store.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%UPDATE approval_decisions%' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+        (rows) => rows[0]?.n === 0,
+        { describe: "no transition in flight" },
+      );
+      expect((await runRow(run.id))?.generation).toBe(0);
+      expect(await store.events(run.id, "continued_as_new")).toHaveLength(0);
+      workers.push(spawnTs("tests/helpers/continue-as-new-worker-process.ts", env));
+      await store.waitForStatus(run.id, ["completed", "failed"], 60_000);
+      expect((await store.run(run.id))?.failure).toBeNull();
+      // The tick before the kill was recorded, so it was replayed, not run again.
+      expect(await logged(run.id)).toEqual(["tick-0-0", "tick-1-0", "tick-2-0"]);
+      const transitions = await store.events(run.id, "continued_as_new");
+      expect(transitions.map((event) => event.payload.generation)).toEqual([1, 2]);
+      expect((await runRow(run.id))?.generation).toBe(2);
+    } finally {
+      release();
+      await holding.catch(() => {});
+      for (const worker of workers) worker.kill("SIGKILL");
+      await Promise.all(workers.map((worker) => waitForExit(worker)));
+    }
+  });
 });
