@@ -50,14 +50,19 @@ export async function continueRunAsNew(
       return { kind: "refused", reason: `${open.children} child run(s) have not ended: await their result() first` } as const;
     if (open.approvals > 0)
       return { kind: "refused", reason: `${open.approvals} approval(s) are still open: await requestApproval first` } as const;
-    // Approvals of earlier generations already carry a suffix: only this generation's are moved. One
-    // statement: approval_decisions references approvals (run_id, key) without ON UPDATE CASCADE, and a
-    // foreign key is checked at the end of the statement, when both sides carry the new key.
+    // This generation's approvals — opened since its start (the last transition, or the run's
+    // creation): earlier generations' were moved at their own transition. One statement:
+    // approval_decisions references approvals (run_id, key) without ON UPDATE CASCADE, and a foreign
+    // key is checked at the end of the statement, when both sides carry the new key.
     await tx.unsafe(
-      `WITH decisions AS (
-         UPDATE approval_decisions SET key = key || $2 WHERE run_id = $1 AND key !~ '@g[0-9]+$'
+      `WITH since AS (
+         SELECT coalesce(max(at), '-infinity') AS at FROM run_events WHERE run_id = $1 AND type = 'continued_as_new'
+       ), moved AS (
+         SELECT key FROM approvals WHERE run_id = $1 AND opened_at >= (SELECT at FROM since)
+       ), decisions AS (
+         UPDATE approval_decisions SET key = key || $2 WHERE run_id = $1 AND key IN (SELECT key FROM moved)
        )
-       UPDATE approvals SET key = key || $2 WHERE run_id = $1 AND key !~ '@g[0-9]+$'`,
+       UPDATE approvals SET key = key || $2 WHERE run_id = $1 AND key IN (SELECT key FROM moved)`,
       [lease.runId, `@g${open.generation}`],
     );
     const [removed] = await tx.unsafe<{ steps: number; inputs: number }[]>(
