@@ -1,9 +1,10 @@
-import { CHANNELS, createRegistry, createWorker, defineWorkflow, silentLogger } from "@runifold/sdk";
+import { CHANNELS, cancelRun, createRegistry, createWorker, defineWorkflow, silentLogger } from "@runifold/sdk";
 import { createDb, type Sql, watchedListen } from "@runifold/store";
 import postgres from "postgres";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { getTaskFeed } from "../../lib/tasks";
+import { slowSteps } from "../fixtures/engine-workflows";
 import { waitFor } from "../helpers/wait-for";
 import { engineStore } from "./support/harness";
 
@@ -127,7 +128,7 @@ describe("watchedListen", () => {
     const listening = watchedListen(
       sql,
       { wl_silent: (p) => heard.push(p) },
-      { onListen: () => {}, onReplace: (r) => reasons.push(r), heartbeatMs: 300, timeoutMs: 300 },
+      { onListen: () => {}, onReplace: (r) => reasons.push(r), heartbeatMs: 500, timeoutMs: 1_000 },
     );
     let resume = () => {};
     try {
@@ -138,7 +139,7 @@ describe("watchedListen", () => {
         (n) => n >= 1,
         { describe: "a re-subscribe", timeoutMs: 5_000 },
       );
-      expect(reasons[0]).toBe("heartbeat not heard");
+      expect(reasons).toContain("heartbeat not heard");
       await sql`SELECT pg_notify('wl_silent', 'after')`;
       await waitFor(
         () => heard,
@@ -180,6 +181,41 @@ describe("the worker's LISTEN", () => {
       }
       const fourth = await store.create(quick, {});
       await store.waitForStatus(fourth.id, "completed", 5_000);
+    } finally {
+      await worker.stop(500);
+    }
+  });
+  it("aborts a run cancelled while its LISTEN was silent once it re-subscribes, long before the lease renewal would notice", async () => {
+    const sql = pool("wl-cancel");
+    const worker = createWorker({
+      sql,
+      registry: createRegistry([slowSteps]),
+      logger: silentLogger,
+      pollMs: 60_000,
+      leaseMs: 60_000, // the lease keeper renews (and would see the cancel) only every 20 s
+      listenHeartbeatMs: 500,
+      lastResortHandlers: false,
+    });
+    await worker.start();
+    try {
+      const run = await store.create(slowSteps, { slowMs: 30_000 });
+      await waitFor(
+        () => store.stepRuns(run.id, "slow"),
+        (n) => n === 1,
+        { describe: "the slow step to start" },
+      );
+      const resume = await silenceListen("wl-cancel");
+      try {
+        // The NOTIFY on the cancel channel goes to the stopped backend: only the re-subscribe's re-read finds it.
+        await cancelRun(store.sql, { runId: run.id });
+        await waitFor(
+          () => store.stepRuns(run.id, "slow-aborted"),
+          (n) => n === 1,
+          { describe: "the step's signal to abort after the re-subscribe", timeoutMs: 8_000 },
+        );
+      } finally {
+        resume();
+      }
     } finally {
       await worker.stop(500);
     }
