@@ -24,6 +24,10 @@ export const workflowDefinitions = pgTable(
      * not declared, so it may ask anything. MCP capability gating reads it (lib/mcp/input-gate.ts).
      */
     asks: jsonb("asks"),
+    /** `{key, limit}` or `{path, limit}` (a JSON pointer into the input, split): WorkflowDefinition.concurrency (0043). */
+    concurrency: jsonb("concurrency"),
+    /** WorkflowDefinition.priority (0043): within a tenant, higher is claimed first. */
+    priority: integer("priority").notNull().default(0),
     /** sha256 over the canonical JSON of the declared definition (everything above but revision). */
     fingerprint: text("fingerprint").notNull(),
     firstSeenAt: timestamp("first_seen_at", { withTimezone: true }).notNull().default(sql`now()`),

@@ -71,6 +71,16 @@ export const runs = pgTable(
     onFailure: boolean("on_failure").notNull().default(false),
     /** A compensation run (origin `compensation`): the cancelled run whose onFailure hook it runs. */
     compensatesRunId: uuid("compensates_run_id"),
+    /**
+     * The run's concurrency slot (0043, stamped at insert from the published definition): the slot is
+     * (tenant, workflow name, key); at most `concurrencyLimit` live runs of it hold one (`concurrencyHeld`).
+     * A queued run with a key that holds none is set aside (claimable_at NULL) until a holder ends.
+     */
+    concurrencyKey: text("concurrency_key"),
+    concurrencyLimit: integer("concurrency_limit"),
+    concurrencyHeld: boolean("concurrency_held").notNull().default(false),
+    /** The definition's priority (0043): within a tenant, higher is claimed first. */
+    priority: integer("priority").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
     finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
@@ -125,6 +135,14 @@ export const runs = pgTable(
     // serves: a run's children (tasks/get `_meta`, the console's task page, cancel propagation) and the
     // idempotent child start: one child per parent and history key (packages/sdk/src/ops/start-child.ts)
     uniqueIndex("runs_parent_key_idx").on(t.parentRunId, t.parentKey).where(sql`parent_run_id IS NOT NULL`),
+    // serves: the count of a concurrency slot's live holders (migration 0043)
+    index("runs_concurrency_held_idx")
+      .on(t.tenantId, t.workflowName, t.concurrencyKey)
+      .where(sql`concurrency_held AND status IN ('queued', 'leased', 'sleeping', 'waiting_signal', 'waiting_input')`),
+    // serves: the next set-aside run of a concurrency slot (highest priority, then oldest)
+    index("runs_concurrency_waiting_idx")
+      .on(t.tenantId, t.workflowName, t.concurrencyKey, t.priority.desc(), t.createdAt, t.id)
+      .where(sql`concurrency_key IS NOT NULL AND NOT concurrency_held AND status = 'queued'`),
     // serves: the task list's input filter (`expense_id = E-1` compiles to `input @> $json`, lib/tasks/queries/input-filter-sql.ts)
     index("runs_input_path_idx").using("gin", t.input.op("jsonb_path_ops")),
   ],

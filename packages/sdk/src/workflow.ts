@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ApprovalOptions, ApprovalResult } from "./approvals/types";
 import type { CompletedStep, RunFailure } from "./compensation/types";
+import { type ConcurrencyOption, checkConcurrencyAndPriority } from "./definitions/concurrency";
 import type { RetryPolicy } from "./policy/retry-policy";
 
 /** A content block of a tool result (MCP `ContentBlock`, the subset workflows produce). */
@@ -222,6 +223,10 @@ export type WorkflowDefinition<I = unknown> = {
    * repeating finished steps; the run still ends failed (or cancelled) with its original cause.
    */
   onFailure?: (ctx: FailureContext, failure: RunFailure<I>) => Promise<void>;
+  /** At most `limit` runs per key under way at once, per tenant (definitions/concurrency.ts). */
+  concurrency?: ConcurrencyOption;
+  /** Within a tenant, runs of a higher priority are claimed first (default 0, -1000..1000). */
+  priority?: number;
 };
 
 export function defineWorkflow<I>(definition: WorkflowDefinition<I>): WorkflowDefinition<I> {
@@ -244,6 +249,7 @@ export function defineWorkflow<I>(definition: WorkflowDefinition<I>): WorkflowDe
       if (typeof value !== "boolean" && value !== undefined) throw new Error(`workflow asks.${key} must be a boolean`);
     }
   }
+  checkConcurrencyAndPriority(definition);
   return definition;
 }
 

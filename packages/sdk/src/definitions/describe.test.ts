@@ -145,9 +145,25 @@ describe("describeDefinition: asks", () => {
 
   it("leaves the fingerprint of a definition that declares nothing as it was before asks existed", () => {
     const plain = describeDefinition(workflow(input));
-    const { fingerprint: _f, asks: _a, codeFingerprint: _c, ...declared } = plain;
+    // concurrency and priority (issue 32) came later still: undeclared, they leave it as it was too.
+    const { fingerprint: _f, asks: _a, codeFingerprint: _c, concurrency: _k, priority: _p, ...declared } = plain;
     expect(plain.fingerprint).toBe(createHash("sha256").update(canonicalJson(declared)).digest("hex"));
     expect(describeDefinition(workflow(input, { asks: {} })).fingerprint).not.toBe(plain.fingerprint);
+  });
+
+  it("publishes concurrency and priority as data, part of the fingerprint only when declared", () => {
+    const plain = describeDefinition(workflow(input));
+    expect([plain.concurrency, plain.priority]).toEqual([null, 0]);
+    const keyed = describeDefinition(workflow(input, { concurrency: { key: { input: "/a~1b/c~0" }, limit: 2 }, priority: 5 }));
+    expect([keyed.concurrency, keyed.priority]).toEqual([{ path: ["a/b", "c~"], limit: 2 }, 5]);
+    expect(keyed.fingerprint).not.toBe(plain.fingerprint);
+    expect(describeDefinition(workflow(input, { concurrency: { key: "deploys", limit: 1 } })).concurrency).toEqual({
+      key: "deploys",
+      limit: 1,
+    });
+    expect(() => workflow(input, { concurrency: { key: "x", limit: 0 } })).toThrow(/limit must be an integer/);
+    expect(() => workflow(input, { concurrency: { key: { input: "service" }, limit: 1 } })).toThrow(/JSON pointer/);
+    expect(() => workflow(input, { priority: 1.5 })).toThrow(/priority must be an integer/);
   });
 
   it("refuses kinds it does not know", () => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AnyWorkflow, InputRequest } from "../workflow";
 import { codeFingerprintOf } from "./code-fingerprint";
+import { type PublishedConcurrency, publishedConcurrency } from "./concurrency";
 
 /** Declared asks with both kinds spelled out; preflight requests are questions, so they imply `input`. */
 function declaredAsks(workflow: AnyWorkflow): { input: boolean; approval: boolean } | undefined {
@@ -26,6 +27,13 @@ export type PublishedDefinition = {
    * fingerprint of a definition written before `asks` existed does not change.
    */
   asks: { input: boolean; approval: boolean } | null;
+  /**
+   * WorkflowDefinition.concurrency as the store reads it (a pointer split into tokens), null when not
+   * declared; `priority` 0 when not declared. Each is part of the fingerprint only when declared, so
+   * the fingerprints of definitions written before they existed do not change.
+   */
+  concurrency: PublishedConcurrency | null;
+  priority: number;
   /** sha256 of the canonical JSON of everything above: what callers and routes see of the definition. */
   fingerprint: string;
   /**
@@ -108,7 +116,17 @@ export function describeDefinition(workflow: AnyWorkflow): PublishedDefinition {
       ]),
     ) as Record<string, InputRequest>,
     asks: declaredAsks(workflow),
+    // canonicalJson drops undefined entries: an undeclared option leaves the fingerprint as it was.
+    concurrency: workflow.concurrency ? publishedConcurrency(workflow.concurrency) : undefined,
+    priority: workflow.priority || undefined,
   };
   const fingerprint = createHash("sha256").update(canonicalJson(declared)).digest("hex");
-  return { ...declared, asks: declared.asks ?? null, fingerprint, codeFingerprint: codeFingerprintOf(workflow) };
+  return {
+    ...declared,
+    asks: declared.asks ?? null,
+    concurrency: declared.concurrency ?? null,
+    priority: declared.priority ?? 0,
+    fingerprint,
+    codeFingerprint: codeFingerprintOf(workflow),
+  };
 }

@@ -128,14 +128,19 @@ async function publishOne(
     d.fingerprint,
     publishedBy,
     d.asks === null || d.asks === undefined ? null : jsonParam(d.asks),
+    // A publisher that predates these options sends neither (e.g. a definition read back from the store).
+    d.concurrency === null || d.concurrency === undefined ? null : jsonParam(d.concurrency),
+    d.priority ?? 0,
   ];
   await tx.unsafe(
     `INSERT INTO workflow_definitions (name, version, revision, title, description, input_schema, output_schema, preflight,
-                                       fingerprint, published_by, asks)
-     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8::text::jsonb, $9, $10, $11::text::jsonb)
+                                       fingerprint, published_by, asks, concurrency, priority)
+     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::text::jsonb, $8::text::jsonb, $9, $10, $11::text::jsonb,
+             $12::text::jsonb, $13)
      ON CONFLICT (name, version) DO UPDATE SET revision = EXCLUDED.revision, title = EXCLUDED.title,
        description = EXCLUDED.description, input_schema = EXCLUDED.input_schema, output_schema = EXCLUDED.output_schema,
-       preflight = EXCLUDED.preflight, asks = EXCLUDED.asks, fingerprint = EXCLUDED.fingerprint, published_by = EXCLUDED.published_by,
+       preflight = EXCLUDED.preflight, asks = EXCLUDED.asks,
+       concurrency = EXCLUDED.concurrency, priority = EXCLUDED.priority, fingerprint = EXCLUDED.fingerprint, published_by = EXCLUDED.published_by,
        last_seen_at = now()`,
     params,
   );

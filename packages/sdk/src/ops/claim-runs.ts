@@ -53,6 +53,9 @@ export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claim
  *   whose lease the sweep found expired. Everything in it is due.
  * - TIMERS (runs_timer_idx, version first): parked runs with a time to come back at (a sleep's
  *   wake, a retry's backoff, a wait's timeout), due or not; a claim reads its due end per version.
+ * A run set aside for a full concurrency key (queued, claimable_at NULL until a holder of its key
+ * ends: migration 0043) is in neither either, so a full key costs a claim nothing and never holds
+ * up another key's runs.
  * A leased run is in neither while its lease is held, so renewing a lease changes no indexed
  * column (a HOT update: renew-lease.ts).
  */
@@ -69,7 +72,7 @@ export const TIMERS_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('sleeping
  * - `busy` walks the tenants that have ready runs, one step of runs_ready_idx per tenant (a loose
  *   index scan from the high end: the next tenant id below the last; each tenant's low end holds
  *   the dead entries earlier claims left, which a walk from there re-read on every claim).
- * - `ready` takes each enabled busy tenant's oldest 4×`limit` ready runs, one ordered index probe
+ * - `ready` takes each enabled busy tenant's first 4×`limit` ready runs (by priority, then age), one ordered index probe
  *   per tenant and served version, bounded by ROW comparisons on (tenant, version, claimable_at) and
  *   ordered the same way, which only runs_ready_idx answers (with plain equalities the planner
  *   chose another index whenever its statistics said few tenants own the runs).
@@ -84,7 +87,12 @@ export const TIMERS_SQL = "q.claimable_at IS NOT NULL AND q.status IN ('sleeping
  *   `limit` rows the others have not locked. No row is locked yet, so the window functions never
  *   meet the lock.
  * - Each candidate is ranked by how many runs its tenant would then have leased (`share`: running
- *   now plus its position in the tenant's candidates), oldest first within a share. So a claim of
+ *   now plus its position in the tenant's candidates, highest priority first, then oldest), oldest
+ *   first within a share. Priority (WorkflowDefinition.priority, stamped on each run from the
+ *   published definition, migration 0043) is a property of a version, so each version's probe stays
+ *   in claimable_at order and `ready` keeps each tenant's highest-priority versions in its window; it
+ *   orders a tenant's own runs only — across tenants the share decides, so a tenant that marks
+ *   everything urgent gets no more than its share. So a claim of
  *   one slot goes to the tenant with the fewest running runs, and a claim of many gives every tenant
  *   its oldest run before anyone gets a second. A tenant's cap — its own `max_concurrent_runs`, or
  *   else `tenantLimit`, the worker's share of the fleet's slots — drops the candidates whose share
@@ -132,29 +140,29 @@ export async function claimRuns(
                ORDER BY q.tenant_id DESC, q.workflow_key DESC, q.claimable_at DESC LIMIT 1)
        FROM busy b WHERE b.tenant_id IS NOT NULL
      ), ready AS (
-       SELECT tn.id AS tenant_id, v.id, v.claimable_at, coalesce(tn.max_concurrent_runs, $6::int) AS cap
+       SELECT tn.id AS tenant_id, v.id, v.claimable_at, v.priority, coalesce(tn.max_concurrent_runs, $6::int) AS cap
        FROM busy b
        JOIN tenants tn ON tn.id = b.tenant_id
        CROSS JOIN LATERAL (
-         SELECT w.id, w.claimable_at
+         SELECT w.id, w.claimable_at, w.priority
          FROM unnest($1::text[]) AS k(workflow_key)
          CROSS JOIN LATERAL (
-           SELECT q.id, q.claimable_at FROM runs q
+           SELECT q.id, q.claimable_at, q.priority FROM runs q
            WHERE (q.tenant_id, q.workflow_key, q.claimable_at) > (b.tenant_id, k.workflow_key, '-infinity'::timestamptz)
              AND (q.tenant_id, q.workflow_key, q.claimable_at) <= (b.tenant_id, k.workflow_key, now())
              AND ${READY_SQL} AND q.id <> ALL($5::uuid[])
            ORDER BY q.tenant_id, q.workflow_key, q.claimable_at
            LIMIT $2 * 4
          ) w
-         ORDER BY w.claimable_at
+         ORDER BY w.priority DESC, w.claimable_at
          LIMIT $2 * 4
        ) v
        WHERE tn.disabled_at IS NULL
      ), due AS (
-       SELECT tn.id AS tenant_id, t.id, t.claimable_at, coalesce(tn.max_concurrent_runs, $6::int) AS cap
+       SELECT tn.id AS tenant_id, t.id, t.claimable_at, t.priority, coalesce(tn.max_concurrent_runs, $6::int) AS cap
        FROM unnest($1::text[]) AS k(workflow_key)
        CROSS JOIN LATERAL (
-         SELECT q.tenant_id, q.id, q.claimable_at FROM runs q
+         SELECT q.tenant_id, q.id, q.claimable_at, q.priority FROM runs q
          WHERE q.workflow_key = k.workflow_key AND q.claimable_at <= now() AND ${TIMERS_SQL} AND q.id <> ALL($5::uuid[])
          ORDER BY q.workflow_key, q.claimable_at
          LIMIT $2 * 4
@@ -172,7 +180,7 @@ export async function claimRuns(
              FROM (SELECT DISTINCT tenant_id, cap FROM waiting) d) t
      ), candidates AS MATERIALIZED (
        SELECT w.id, w.claimable_at, r.cap,
-              r.n + row_number() OVER (PARTITION BY w.tenant_id ORDER BY w.claimable_at) AS share
+              r.n + row_number() OVER (PARTITION BY w.tenant_id ORDER BY w.priority DESC, w.claimable_at) AS share
        FROM waiting w JOIN running r ON r.tenant_id = w.tenant_id
      ), picked AS (
        SELECT r.id, r.status AS claimed_from, r.claimable_at AS claimable_since
