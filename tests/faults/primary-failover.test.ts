@@ -88,7 +88,8 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       const workers = [0, 1].map(() => spawnTs("tests/faults/failover-worker-process.ts", env));
       const webs = [0, 1].map(() => spawnTs("tests/faults/failover-web-process.ts", { DATABASE_URL: formation.url }));
       children.push(...workers, ...webs);
-      const webUrls = await Promise.all(webs.map((w) => readyUrl(w)));
+      // 90 s: four processes transpile and start at once, and CI machines are shared.
+      const webUrls = await Promise.all(webs.map((w) => readyUrl(w, 90_000)));
       const healthOrigins = webs.map((w) => /HEALTH (\S+)/.exec(w.output())?.[1] ?? "");
 
       // --- the load: creators over MCP, a signaller, and the clock of the failover ---
