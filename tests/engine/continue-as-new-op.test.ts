@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { continueRunAsNew } from "@runifold/sdk/testing";
 import { describe, expect, it } from "vitest";
-import { continueRunAsNew } from "../../packages/sdk/src/ops/continue-as-new";
-import type { Lease } from "../../packages/sdk/src/ops/types";
 import { poller } from "../fixtures/continue-as-new-workflows";
 import { engineStore, TENANT } from "./support/harness";
 
@@ -10,6 +9,8 @@ import { engineStore, TENANT } from "./support/harness";
  * fenced by the lease, once per lease, and what it does with the generation's approvals.
  */
 const store = engineStore();
+
+type Lease = Parameters<typeof continueRunAsNew>[1];
 
 async function leased(attempt: number, runId?: string): Promise<Lease> {
   const id = runId ?? (await store.create(poller, { gen: 0, total: 2, per: 1 })).id;

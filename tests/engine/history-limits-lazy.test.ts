@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { defineWorkflow } from "@runifold/sdk";
+import { LAZY_STEP_BYTES, loadRunState } from "@runifold/sdk/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LAZY_STEP_BYTES, loadRunState } from "../../packages/sdk/src/ops/load-run-state";
 import { engineStore } from "./support/harness";
 
 /**

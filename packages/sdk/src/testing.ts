@@ -9,7 +9,9 @@
 export { awaitChildren } from "./ops/await-children";
 export { checkpointSteps } from "./ops/checkpoint-step";
 export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
+export { continueRunAsNew } from "./ops/continue-as-new";
 export { finishRun, finishRuns } from "./ops/finish-run";
+export { LAZY_STEP_BYTES, loadRunState } from "./ops/load-run-state";
 export { notifyAfterCommit } from "./ops/notify-after-commit";
 export { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
 export { pruneIdempotencyKeys } from "./ops/prune-idempotency-keys";
