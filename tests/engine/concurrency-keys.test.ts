@@ -122,6 +122,35 @@ describe("concurrency keys", () => {
     expect(maxOverlap(await intervals(slow)).get("slow")).toBe(1);
   });
 
+  it("stamps runs their creator knows nothing of: created without the definition, as the web creates a route's run", async () => {
+    const bare = (service: string) => store.create(deploy, { service, ms: 10 }, { definition: undefined, origin: "modern" });
+    const first = await bare("web-created");
+    const second = await bare("web-created");
+    const rows = await store.sql`
+      SELECT id, concurrency_key, concurrency_limit, concurrency_held, claimable_at IS NOT NULL AS claimable, status_message
+      FROM runs WHERE id IN (${first.id}, ${second.id})`;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(first.id)).toMatchObject({
+      concurrency_key: "web-created",
+      concurrency_limit: 1,
+      concurrency_held: true,
+      claimable: true,
+    });
+    expect(byId.get(second.id)).toMatchObject({
+      concurrency_key: "web-created",
+      concurrency_held: false,
+      claimable: false,
+      status_message: "Waiting for a free slot of concurrency key 'web-created' (limit 1)",
+    });
+    // Another tenant's run of the same key has a slot of its own.
+    const [other] = await store.sql<{ id: string }[]>`
+      INSERT INTO tenants (slug, name) VALUES ('concurrency-other', 'Other') RETURNING id`;
+    const theirs = await store.create(deploy, { service: "web-created", ms: 10 }, { tenantId: other?.id });
+    expect((await store.sql`SELECT concurrency_held FROM runs WHERE id = ${theirs.id}`)[0]?.concurrency_held).toBe(true);
+    await store.startWorker([deploy], { pollMs: 20 });
+    await allEnded([first.id, second.id, theirs.id]);
+  });
+
   it("frees the slot however its holder ends: cancelled, failed, timed out", async () => {
     // Cancelled by an operator, no worker running: the waiter is admitted in the cancel's transaction.
     const holder = await store.create(deploy, { service: "cancel", ms: 10 });

@@ -4,6 +4,7 @@ export { CHANNELS, taskIdsOf } from "./channels";
 export type { Compensation, Saga, SagaContext } from "./compensation/saga";
 export { saga } from "./compensation/saga";
 export type { CompletedStep, RunFailure } from "./compensation/types";
+export type { ConcurrencyOption, PublishedConcurrency } from "./definitions/concurrency";
 export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
 export type { PublishOptions, PublishOutcome } from "./definitions/publish";
