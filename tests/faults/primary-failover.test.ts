@@ -310,11 +310,23 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       const effects = parseEffects(readFileSync(effectsFile, "utf8"));
       const executions = new Map<string, number[]>();
       for (const e of effects) executions.set(`${e.runId} ${e.key}`, [...(executions.get(`${e.runId} ${e.key}`) ?? []), e.at]);
-      // At-least-once, precisely: a step's body runs again only when its checkpoint never committed,
-      // which only an execution that began before the new primary took writes can suffer; so a
-      // repeat is allowed for those (once: one failover), and any other repeat is beyond the promise.
-      const repeated = [...executions.values()].filter((ats) => ats.length > 1);
-      const beyond = repeated.filter((ats) => ats.length > 2 || Math.min(...ats) > writableAt);
+      // At-least-once, precisely: a step's body may run again only while its checkpoint has not
+      // committed — an execution whose checkpoint was lost with the old primary, or one whose
+      // checkpoint failed on a connection that died with it (a pool finds a dead connection only
+      // when it next uses it, after the promotion too). A body begun after its step's checkpoint
+      // committed is beyond the promise (the replay must have returned the stored output), and so is
+      // a third run (one failover). The checkpoint's time is its transaction's start
+      // (run_steps.completed_at, now()); a checkpoint transaction lasts milliseconds, so a body begun
+      // more than a second after it began is one the checkpoint should have stopped.
+      const checkpoints = await sql<{ run_id: string; key: string; at: number }[]>`
+        SELECT run_id, key, (extract(epoch FROM completed_at) * 1000)::float8 AS at FROM run_steps WHERE key IN ('a', 'b', 'c')`;
+      const checkpointAt = new Map(checkpoints.map((row) => [`${row.run_id} ${row.key}`, row.at]));
+      const repeatedEntries = [...executions.entries()].filter(([, ats]) => ats.length > 1);
+      const repeated = repeatedEntries.map(([, ats]) => ats);
+      const beyond = repeatedEntries.filter(
+        ([step, ats]) => ats.length > 2 || ats.some((at) => at > (checkpointAt.get(step) ?? Number.POSITIVE_INFINITY) + 1_000),
+      );
+      const repeatedAfterPromotion = repeated.filter((ats) => Math.min(...ats) > writableAt).length;
       const missingEffects = acknowledged.filter((c) => ["a", "b", "c"].some((k) => !executions.has(`${c.taskId} ${k}`)));
       const wokenAfter = parkedAtKill.filter((id) => (signalled.get(id) ?? 0) > writableAt);
       const wakeMs = wokenAfter.map((id) => (byId.get(id)?.completed_at ?? Number.POSITIVE_INFINITY) - (signalled.get(id) ?? 0));
@@ -339,6 +351,7 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
         signalsLost: signalAcks.filter((id) => !signalStored.has(id)).length,
         stepExecutions: effects.length,
         repeatedSteps: repeated.length,
+        repeatedAfterPromotion,
         beyondAtLeastOnce: beyond.length,
         missingEffects: missingEffects.length,
         createdAfterFailover: createdAfter(),
