@@ -94,6 +94,9 @@ for (const colorScheme of ["light", "dark"] as const) {
   });
 
   test(`the console's main pages have no serious accessibility violation (${colorScheme})`, async () => {
+    // A dozen pages, each loaded and scanned: about 10 s a page on a loaded 2-core machine. A bound
+    // on how long a failure takes, not on speed.
+    test.setTimeout(240_000);
     await page.emulateMedia({ colorScheme });
     if (colorScheme === "light") await new LoginPage(page).signIn(admin.email, admin.password);
     // The emulation is what axe's contrast check sees: the page really is in this scheme.

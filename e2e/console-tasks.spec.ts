@@ -50,6 +50,8 @@ test("select two running tasks and cancel them in bulk, with a result per task",
   await tasks.goto();
   for (const id of created) {
     await expect(tasks.row(id)).toBeVisible();
+    // Each row names the exact workflow version its run is pinned to.
+    await expect(tasks.row(id).getByTestId("workflow-version")).toHaveText("generate-report@1");
     await tasks.select(id);
   }
   await expect(page.getByTestId("selected-count")).toHaveText("2 selected");

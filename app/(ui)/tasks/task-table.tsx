@@ -67,6 +67,12 @@ const columns = column.columns([
       <>
         <span className="text-slate-500">{row.original.tenantSlug}/</span>
         {row.original.tool ?? row.original.workflowKey}
+        {/* The exact version a run is pinned to (review F25: it matters right after a version bump). */}
+        {row.original.tool && (
+          <span data-testid="workflow-version" className="block text-xs text-slate-500">
+            {row.original.workflowKey}
+          </span>
+        )}
       </>
     ),
   }),
