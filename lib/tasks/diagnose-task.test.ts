@@ -29,6 +29,15 @@ describe("diagnoseTask", () => {
     expect(slow.headline).toContain("1 online worker serves generate-report@1");
   });
 
+  it("queued behind a full concurrency key: says so, even with no worker serving and however long it waits", () => {
+    const d = diagnoseTask({ ...base, waitDetail: { concurrency: { key: "api", limit: 1 } } }, [], now);
+    expect(d).toMatchObject({
+      code: "queued",
+      tone: "info",
+      headline: "queued 4 min: waiting for a free slot of concurrency key 'api' (limit 1)",
+    });
+  });
+
   it("sleeping until the timer's wake time, in the given zone", () => {
     const d = diagnoseTask(
       { ...base, status: "sleeping", waitDetail: { timer: { key: "settle", wakeAt: "2026-11-20T14:05:00Z" } } },

@@ -77,6 +77,11 @@ export function diagnoseTask(task: DiagnosisInput, workers: OnlineWorker[], now:
   switch (task.status) {
     case "queued": {
       const waited = ago(task.updatedAt);
+      // Set aside while its concurrency key is full (docs/authoring.md): no worker will claim it before a holder ends.
+      if (task.waitDetail && "concurrency" in task.waitDetail) {
+        const { key, limit } = task.waitDetail.concurrency;
+        return result("queued", "info", `queued ${waited}: waiting for a free slot of concurrency key '${key}' (limit ${limit})`);
+      }
       if (serving.length === 0) return result("queued_no_worker", "error", `queued ${waited}: ${noWorker}`);
       const slow = now.getTime() - toDate(task.updatedAt).getTime() > SLOW_QUEUE_MS;
       const count = serving.length === 1 ? "1 online worker serves" : `${serving.length} online workers serve`;

@@ -44,6 +44,8 @@ export type WaitDetail =
   | { input: { keys: string[]; since: string; deadline?: string } }
   /** ctx.child(...).result() (ops/await-children.ts): the task IDs of the children it waits for. */
   | { children: { taskIds: string[]; since: string } }
+  /** A queued run set aside while its concurrency key is full (migration 0043): claimable once a holder ends. */
+  | { concurrency: { key: string; limit: number } }
   | {
       /** ctx.requestApproval (ops/await-approval.ts): the policy in words, approvals so far of the quorum, its clock. */
       approval: {
