@@ -65,6 +65,9 @@ export type TaskDetail = {
   /** The task that started this one with ctx.child, and the tasks this one started (lib/tasks/queries/child-links.ts). */
   parentTaskId: string | null;
   childTaskIds: string[];
+  /** onFailure's compensation of a cancelled run: the run this one compensates, or this run's compensation runs. */
+  compensatesTaskId: string | null;
+  compensationTaskIds: string[];
 };
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
@@ -115,6 +118,8 @@ export function summarizeEvent(type: string, payload: unknown, actorName?: strin
       return `waiting for child tasks ${Array.isArray(p.taskIds) ? p.taskIds.join(", ") : ""}`;
     case "signal_sent":
       return `signal \`${text("name")}\` sent${who("actor") ? ` by ${who("actor")}` : ""}`;
+    case "continued_as_new":
+      return `continued as new: generation ${text("generation")} begins on a fresh history`;
     case "step_failed":
       return `step \`${text("key")}\` failed (execution ${text("failures")}), retrying in ${text("retryInMs")} ms`;
     default: {
@@ -197,6 +202,8 @@ export async function presentTaskDetail(sql: SqlHandle, operator: Operator, task
     rerunAs: links.rerunAs,
     parentTaskId: family.parentTaskId,
     childTaskIds: family.childTaskIds,
+    compensatesTaskId: family.compensatesTaskId,
+    compensationTaskIds: family.compensationTaskIds,
   };
 }
 

@@ -11,6 +11,7 @@ import { ProgressBar } from "../../_components/progress-bar";
 import { Card, Time } from "../../_components/ui";
 import { CancelButton } from "./cancel-button";
 import { ChildLinks } from "./child-links";
+import { CompensationLinks } from "./compensation-links";
 import { DiagnosisPanel } from "./diagnosis-panel";
 import { History } from "./history";
 import { PurgedTaskView } from "./purged-task-view";
@@ -109,6 +110,7 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
       </div>
       <RerunLinks rerunOf={task.rerunOf} rerunAs={task.rerunAs} />
       <ChildLinks parentTaskId={task.parentTaskId} childTaskIds={task.childTaskIds} />
+      <CompensationLinks compensatesTaskId={task.compensatesTaskId} compensationTaskIds={task.compensationTaskIds} />
       {cancelError && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
           {cancelError}
