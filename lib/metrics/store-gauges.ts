@@ -56,6 +56,10 @@ function families() {
       type: "counter",
     }),
     storeUp: gauge({ name: "runifold_store_up", help: "1 when this scrape could read the store, else 0" }),
+    storeWritable: gauge({
+      name: "runifold_store_writable",
+      help: "1 when the store server this scrape read takes writes, 0 when it is a standby or read-only (a failover in progress) or unreachable",
+    }),
     readSeconds: gauge({
       name: "runifold_store_scrape_duration_seconds",
       help: "How long this scrape's store queries took",
@@ -91,10 +95,12 @@ export function createStoreGauges(sql: () => SqlHandle): { refresh(): Promise<vo
       ])
         family.reset();
       f.storeUp.set(0);
+      f.storeWritable.set(0);
       return;
     }
     apply(f, snapshot);
     f.storeUp.set(1);
+    f.storeWritable.set(snapshot.writable ? 1 : 0);
     f.readSeconds.set((performance.now() - started) / 1000);
   }
   return {

@@ -115,6 +115,7 @@ describe("GET /api/metrics: the store's families", () => {
       runifold_open_approvals: "gauge",
       runifold_oldest_open_approval_age_seconds: "gauge",
       runifold_store_up: "gauge",
+      runifold_store_writable: "gauge",
       runifold_mcp_requests_total: "counter",
       runifold_mcp_request_duration_seconds: "histogram",
       process_cpu_seconds_total: "counter",
@@ -124,6 +125,7 @@ describe("GET /api/metrics: the store's families", () => {
     expect(sampleValue(text, "runifold_input_required_tasks", { tenant: tenant.slug })).toBe(0);
     expect(sampleValue(text, "runifold_open_approvals", { tenant: tenant.slug })).toBe(0);
     expect(sampleValue(text, "runifold_store_up")).toBe(1);
+    expect(sampleValue(text, "runifold_store_writable")).toBe(1);
     // Bounded labels: no series is labelled with a run or task ID.
     expect(text).not.toMatch(/(run|task)_?id="/i);
   });

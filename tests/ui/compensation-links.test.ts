@@ -48,7 +48,7 @@ describe("compensation links on the task page", () => {
     const plain = await createRun(sql, { tenantId, workflowName: "deploy", workflowVersion: 1, input: {} });
     await sql.unsafe(
       `INSERT INTO run_events (run_id, type, payload) VALUES ($1, 'log', jsonb_build_object('message', 'x', 'data', jsonb_build_object('compensationRunId', $2::text)))`,
-      [plain.id, compensation?.id],
+      [plain.id, compensation?.id as string],
     );
     await cancelRun(sql, { runId: plain.id });
     expect(await presentTaskDetail(sql, member, plain.id)).toMatchObject({ compensatesTaskId: null, compensationTaskIds: [] });

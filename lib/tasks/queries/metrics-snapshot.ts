@@ -24,6 +24,12 @@ export type MetricsSnapshot = {
     seconds_sum: number;
     buckets: number[];
   }[];
+  /**
+   * Whether the server answering takes writes: false on a standby (in recovery) or a read-only
+   * session, e.g. while a failover is in progress and a multi-host URL landed on the standby, which
+   * still answers every read above (docs/deploy.md "High availability").
+   */
+  writable: boolean;
 };
 
 const LIVE_STATUSES = RUN_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
@@ -41,7 +47,7 @@ const LIVE_SQL = `(${LIVE_STATUSES.map((status) => `'${status}'`).join(", ")})`;
  * counts outcomes instead).
  */
 export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapshot> {
-  const [workflows, tenants, liveRuns, claimable, inputRequired, openApprovals, settledApprovals] = await Promise.all([
+  const [workflows, tenants, liveRuns, claimable, inputRequired, openApprovals, settledApprovals, writable] = await Promise.all([
     sql.unsafe<{ workflow: string }[]>(
       `SELECT name || '@' || version AS workflow FROM workflow_definitions ORDER BY name, version`,
     ),
@@ -87,6 +93,10 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
               s.buckets::float8[] AS buckets
        FROM approval_settle_stats s JOIN tenants t ON t.id = s.tenant_id`,
     ),
+    // The same test as GET /api/health's (lib/health.ts).
+    sql.unsafe<{ writable: boolean }[]>(
+      `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`,
+    ),
   ]);
   return {
     workflows: workflows.map((row) => row.workflow),
@@ -96,5 +106,6 @@ export async function readMetricsSnapshot(sql: SqlHandle): Promise<MetricsSnapsh
     inputRequired,
     openApprovals,
     settledApprovals,
+    writable: writable[0]?.writable === true,
   };
 }
