@@ -81,6 +81,28 @@ describe("onFailure and saga", () => {
     expect(String(done.failure?.message)).toMatch(/reserved for onFailure/);
   });
 
+  it("refuses the hook's keys in a workflow without a hook too, as any reserved prefix", async () => {
+    const noHook = defineWorkflow({
+      name: "comp-no-hook-squatter",
+      version: 1,
+      input: z.object({ key: z.string() }),
+      async run(ctx, { key }) {
+        await ctx.step(key, () => 1);
+        return { content: [] };
+      },
+    });
+    await store.startWorker([noHook]);
+    for (const key of ["onfailure", "onfailure:undo:x"]) {
+      const run = await store.create(noHook, { key });
+      const done = await store.waitForStatus(run.id, ["completed", "failed"]);
+      expect(done.status).toBe("failed");
+      expect(done.failure).toMatchObject({ code: "invalid_argument" });
+      expect(String(done.failure?.message)).toMatch(/ctx\.step key "onfailure(:undo:x)?" is reserved for onFailure's history/);
+    }
+    const fine = await store.create(noHook, { key: "onfailures" });
+    expect((await store.waitForStatus(fine.id, ["completed", "failed"])).status).toBe("completed");
+  });
+
   it("runs the hook in the next attempt when workflow code leaked a rejection, across a durable sleep of the hook", async () => {
     const worker = spawnTs("tests/helpers/compensation-worker-process.ts", { DATABASE_URL: store.url, RUNIFOLD_POLL_MS: "100" });
     try {

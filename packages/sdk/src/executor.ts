@@ -1,6 +1,6 @@
 import type { SqlHandle } from "@runifold/store";
 import { compensateCancelled } from "./compensation/cancelled";
-import { failThroughHook, guardBodyKeys, type HookEnv, recordedFailure, runHook } from "./compensation/on-failure";
+import { failThroughHook, type HookEnv, recordedFailure, runHook } from "./compensation/on-failure";
 import { type Attempt, createReplayContext } from "./context";
 import { settleChildStarts } from "./context/child-starts";
 import { startHistoryBudget } from "./context/history-budget";
@@ -166,8 +166,8 @@ export async function executeRun(
         if (!abort.signal.aborted) abort.abort(error);
       },
     };
-    const ctx = hookEnv ? guardBodyKeys(created.ctx) : created.ctx;
-    const result = await runInAttemptScope(scope, () => definition.run(ctx, input));
+    // No body, hooked or not, can use the hook's keys: `onfailure` is a reserved prefix (context/keys.ts).
+    const result = await runInAttemptScope(scope, () => definition.run(created.ctx, input));
     // A child started and not awaited is recorded (or refused) before the run ends (context/child.ts).
     await settleChildStarts(attempt);
     if (attempt.misuse) return await failWith(deps, run, fail, attempt.misuse, attempt);

@@ -1,6 +1,6 @@
 import { createReplayContext } from "../context";
 import type { Attempt, AttemptDeps } from "../context/attempt";
-import { AttemptEnded, LeaseExpiredLocally, LeaseLost, RunSuspended, StoreUnavailable, WorkflowMisuse } from "../errors";
+import { AttemptEnded, LeaseExpiredLocally, LeaseLost, RunSuspended, StoreUnavailable } from "../errors";
 import type { ExecutionEnd } from "../execution-end";
 import { causeOf, type FailureCause } from "../failure-cause";
 import { encodeJson } from "../json-value";
@@ -24,6 +24,11 @@ import type { CompletedStep, RunFailure } from "./types";
 export const FAILURE_RECORD_KEY = "onfailure";
 /** The hook's own history keys: its steps and sleeps, their numbered repeats and retry state. */
 const HOOK_KEY = /^(?:(?:retry|sleep|repeat):)*onfailure:/;
+
+/** A history key of the run's failure record or of its hook, never one of the body's (context/keys.ts). */
+export function isHookHistoryKey(key: string): boolean {
+  return key === FAILURE_RECORD_KEY || HOOK_KEY.test(key);
+}
 
 /** The failure a run ends with once its hook has run: what the body's failure would have written. */
 export type FailureRecord = { status: "failed"; error: PublicError; cause: FailureCause };
@@ -131,7 +136,12 @@ export async function runHookPlan(env: HookEnv, plan: HookPlan): Promise<Executi
   try {
     const completed = await storeCall(() => readCompletedSteps(deps.sql, plan.completedOf));
     const hookState: RunState = { steps: plan.memo, answers: new Map(), preflight: new Set() };
-    const created = createReplayContext({ ...deps, state: hookState, history: new ReplayHistory(hookState) });
+    const created = createReplayContext({
+      ...deps,
+      state: hookState,
+      history: new ReplayHistory(hookState),
+      keyPrefix: `${FAILURE_RECORD_KEY}:`,
+    });
     attempt = created.attempt;
     const scope = {
       runId: run.id,
@@ -165,39 +175,21 @@ export async function runHookPlan(env: HookEnv, plan: HookPlan): Promise<Executi
   }
 }
 
-/** The hook's ctx: step and sleep keys move under `onfailure:`; the body's completed steps come along. */
+/**
+ * The hook's ctx: its step and sleep keys are checked like the body's, then move under `onfailure:`
+ * (the attempt's keyPrefix); the body's completed steps come along.
+ */
 function failureContext(ctx: WorkflowContext, completedSteps: CompletedStep[]): FailureContext {
-  const hookKey = (key: string) => (typeof key === "string" ? `onfailure:${key}` : key);
   return {
     runId: ctx.runId,
     tenantId: ctx.tenantId,
     attempt: ctx.attempt,
     signal: ctx.signal,
-    step: (key, fn, options) => ctx.step(hookKey(key), fn, options),
-    sleep: (key, ms) => ctx.sleep(hookKey(key), ms),
+    step: (key, fn, options) => ctx.step(key, fn, options),
+    sleep: (key, ms) => ctx.sleep(key, ms),
     log: (message, data) => ctx.log(message, data),
     progress: (progress) => ctx.progress(progress),
     completedSteps: Object.freeze(completedSteps.map((step) => Object.freeze(step))),
-  };
-}
-
-/**
- * The body's ctx of a workflow with a hook: a step or sleep key `onfailure` or `onfailure:…` would
- * share the hook's history, so it is refused like a reserved prefix (context/keys.ts).
- */
-export function guardBodyKeys(ctx: WorkflowContext): WorkflowContext {
-  const refused = (what: string, key: unknown) => {
-    const rejected = Promise.reject(
-      new WorkflowMisuse("invalid_argument", `${what} key "${String(key)}" is reserved for onFailure's history (onfailure:)`),
-    );
-    rejected.catch(() => {});
-    return rejected;
-  };
-  const isHookKey = (key: unknown) => typeof key === "string" && (key === FAILURE_RECORD_KEY || key.startsWith("onfailure:"));
-  return {
-    ...ctx,
-    step: (key, fn, options) => (isHookKey(key) ? refused("ctx.step", key) : ctx.step(key, fn, options)),
-    sleep: (key, ms) => (isHookKey(key) ? refused("ctx.sleep", key) : ctx.sleep(key, ms)),
   };
 }
 

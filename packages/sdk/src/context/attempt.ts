@@ -36,6 +36,12 @@ export type AttemptDeps = {
   logger: Logger;
   /** The workflow's default step retry policy. */
   retry?: RetryPolicy;
+  /**
+   * Put before every ctx.step and ctx.sleep key once it passed checkKey: `onfailure:` for an
+   * onFailure hook (compensation/on-failure.ts), whose history shares the run's under keys no body
+   * can use (context/keys.ts).
+   */
+  keyPrefix?: string;
   /** The attempt's signal: cancelled, lease lost, attempt ended, run timed out. */
   signal: AbortSignal;
   /** Ends the attempt now (the run parked): aborts the signal so running step bodies learn it. */

@@ -26,7 +26,7 @@ export async function runStep<T>(
   fn: (scope: StepScope) => Promise<T> | T,
   options?: StepOptions,
 ): Promise<T> {
-  const userKey = checkKey(rawKey, "ctx.step key");
+  const userKey = (attempt.deps.keyPrefix ?? "") + checkKey(rawKey, "ctx.step key");
   if (typeof fn !== "function") throw new WorkflowMisuse("invalid_argument", `ctx.step("${userKey}") needs a function`);
   attempt.ensureOutsideStep(`ctx.step("${userKey}")`);
   attempt.ensureLive();

@@ -10,7 +10,7 @@ import { checkKey, checkMs } from "./keys";
 
 /** ctx.sleep: a durable timer. The wake time is the database's (ops/suspend-for-timer.ts). */
 export async function sleep(attempt: Attempt, rawKey: string, ms: number): Promise<void> {
-  const userKey = checkKey(rawKey, "ctx.sleep key");
+  const userKey = (attempt.deps.keyPrefix ?? "") + checkKey(rawKey, "ctx.sleep key");
   checkMs(ms, `ctx.sleep("${userKey}") ms`);
   attempt.ensureOutsideStep(`ctx.sleep("${userKey}")`);
   attempt.ensureLive();
