@@ -1,6 +1,9 @@
 import type { SqlHandle } from "@runifold/store";
+import { isHookHistoryKey } from "../compensation/on-failure";
 import { createReplayContext } from "../context";
+import type { Attempt } from "../context/attempt";
 import { coerceError } from "../errors";
+import { encodeJson } from "../json-value";
 import type { LeasedWrites } from "../leased-writes";
 import { DEFAULT_LIMITS } from "../limits";
 import { silentLogger } from "../logger";
@@ -13,7 +16,7 @@ import {
   operationKind,
   type RunHistory,
 } from "../replay/history-format";
-import { type AnyWorkflow, type WorkflowResult, workflowKey } from "../workflow";
+import { type AnyWorkflow, type WorkflowContext, type WorkflowResult, workflowKey } from "../workflow";
 import { parseWorkflowInput } from "../workflow-input";
 
 /** One side of a divergence: a history key and its kind. */
@@ -43,6 +46,8 @@ export type ReplayReport = {
   reachedEnd: boolean;
   /** What the code returned, when it ran to the end. */
   result?: WorkflowResult;
+  /** The code called ctx.continueAsNew after the whole history: live, this generation ends there. */
+  continuedAsNew?: true;
 };
 
 /** Thrown into the workflow where an unfinished run's history ends: the replay stops there. */
@@ -62,6 +67,13 @@ const offline = () => new Error("replayHistory runs without a database: the work
  * reaches where an unfinished, failed or cancelled run's history ends. Rejects with a
  * `ReplayDivergence` naming the operation and both sides when it does not — so CI catches a change
  * that would fail live runs with "workflow code changed under a running version".
+ *
+ * Only the body replays. A failed (or compensated) run's `onfailure` record and its hook's keys
+ * (`onfailure:*`, `sleep:onfailure:*`, `repeat:onfailure:*`) are left out: the hook has its own
+ * positions and reads the run's steps from the store, and live, a body never runs again once its
+ * failure is recorded. ctx.continueAsNew ends the replay of the exported generation (the export
+ * holds only the current one): the input is checked as the engine would, nothing is written, and
+ * the report says `continuedAsNew` — a divergence if that generation completed instead.
  */
 export async function replayHistory(definition: AnyWorkflow, history: RunHistory): Promise<ReplayReport> {
   if (history?.format !== HISTORY_FORMAT || !Array.isArray(history.operations))
@@ -75,7 +87,7 @@ export async function replayHistory(definition: AnyWorkflow, history: RunHistory
     if (!abort.signal.aborted) abort.abort(reason);
   };
   const writes: LeasedWrites = { checkpoint: () => Promise.reject(offline()), finish: () => Promise.reject(offline()) };
-  const { ctx } = createReplayContext({
+  const created = createReplayContext({
     sql: noDatabase(),
     writes,
     lease: { runId: history.taskId, workerId: "replay", attempt: 1, leaseMs: 60_000 },
@@ -91,7 +103,12 @@ export async function replayHistory(definition: AnyWorkflow, history: RunHistory
     signal: abort.signal,
     end: (reason) => replay.onStop?.(reason),
   });
-  const input = parseWorkflowInput(definition, key, history.input);
+  const parse = (value: unknown) => parseWorkflowInput(definition, key, value);
+  const ctx: WorkflowContext = {
+    ...created.ctx,
+    continueAsNew: (next) => handled(replay.continueAsNew(created.attempt, next, parse)),
+  };
+  const input = parse(history.input);
   let result: WorkflowResult | undefined;
   let thrown: unknown;
   try {
@@ -102,7 +119,15 @@ export async function replayHistory(definition: AnyWorkflow, history: RunHistory
   abort.abort(new Error("replay over"));
   if (replay.divergence) throw replay.divergence;
   if (replay.ended) return { replayed: replay.calls, reachedEnd: true };
-  if (thrown !== undefined && history.status === "completed") {
+  if (replay.continued && history.status === "completed") {
+    throw new ReplayDivergence(
+      `${what(history)} diverged after operation #${replay.calls}: the run completed, and the code now continues as new`,
+      replay.calls + 1,
+      undefined,
+      undefined,
+    );
+  }
+  if (thrown !== undefined && !replay.continued && history.status === "completed") {
     throw new ReplayDivergence(
       `${what(history)} diverged after operation #${replay.calls}: the run completed, and the code now throws: ${coerceError(thrown).message}`,
       replay.calls + 1,
@@ -112,20 +137,22 @@ export async function replayHistory(definition: AnyWorkflow, history: RunHistory
   }
   // An answer given at creation is not work the run did: code that never asks for it still matches;
   // nor is a patch marker, which code may stop asking about once the patch is retired.
-  const missed = history.operations.find(
+  // Nor is the failure hook's history, which the body never reaches (see above).
+  const missed = bodyOperations(history).find(
     (operation) => !operation.preflight && operation.kind !== "patched" && !replay.reached.has(operation.key),
   );
   if (missed) {
     const at = missed.seq === null ? replay.calls + 1 : missed.seq + 1;
     throw new ReplayDivergence(
       `${what(history)} diverged at operation #${at}: the history has ${describe(missed.key)} there, and the code ${
-        thrown === undefined ? "returned" : `threw (${coerceError(thrown).message})`
+        replay.continued ? "continued as new" : thrown === undefined ? "returned" : `threw (${coerceError(thrown).message})`
       } without calling it`,
       at,
       side(missed.key),
       undefined,
     );
   }
+  if (replay.continued) return { replayed: replay.calls, reachedEnd: true, continuedAsNew: true };
   return thrown === undefined
     ? { replayed: replay.calls, reachedEnd: false, result }
     : { replayed: replay.calls, reachedEnd: true };
@@ -137,6 +164,7 @@ class CheckedReplay extends ReplayHistory {
   readonly reached = new Set<string>();
   divergence: ReplayDivergence | undefined;
   ended = false;
+  continued = false;
   onStop: ((reason: Error) => void) | undefined;
 
   constructor(
@@ -177,12 +205,24 @@ class CheckedReplay extends ReplayHistory {
     throw this.stop(new HistoryEnd(`the history of ${this.history.taskId} ends before ${describe(key)}`));
   }
 
+  /**
+   * ctx.continueAsNew: checked as the engine checks it before its write (outside a step, JSON within
+   * a step's limit, the workflow's input schema), then the replay stops, having written nothing.
+   */
+  async continueAsNew(attempt: Attempt, next: unknown, parse: (input: unknown) => unknown): Promise<never> {
+    attempt.ensureOutsideStep("ctx.continueAsNew");
+    attempt.ensureLive();
+    parse(encodeJson(next, "ctx.continueAsNew input", attempt.deps.limits.stepOutputBytes).value);
+    this.continued = true;
+    throw this.stop(new HistoryEnd(`the code continues as new after the history of ${this.history.taskId}`));
+  }
+
   private isRecorded(key: string): boolean {
     return key.startsWith("input:") ? this.recorded.answers.has(key.slice(6)) : this.recorded.steps.has(key);
   }
 
   private diverged(index: number, opKey: string, detail: string): ReplayDivergence {
-    const there = this.history.operations.find((operation) => operation.seq === index);
+    const there = bodyOperations(this.history).find((operation) => operation.seq === index);
     const sides = there
       ? `the history has ${describe(there.key)}, and the code calls ${describe(opKey)} (${detail})`
       : `the code calls ${describe(opKey)}: ${detail}`;
@@ -202,9 +242,14 @@ class CheckedReplay extends ReplayHistory {
   }
 }
 
+/** The operations of the run's body: its failure record and hook's keys have positions of their own. */
+function bodyOperations(history: RunHistory): HistoryOperation[] {
+  return history.operations.filter((operation) => !isHookHistoryKey(operation.key));
+}
+
 function stateOf(history: RunHistory): RunState {
   const state = emptyRunState();
-  for (const operation of history.operations as HistoryOperation[]) {
+  for (const operation of bodyOperations(history)) {
     if (operation.kind === "input") {
       const key = operation.key.replace(/^input:/, "");
       state.answers.set(key, operation.value as never);
@@ -212,6 +257,12 @@ function stateOf(history: RunHistory): RunState {
     } else state.steps.set(operation.key, { value: operation.value, seq: operation.seq });
   }
   return state;
+}
+
+/** Marks a rejection as handled (a caller that awaits it still gets it), as ctx does (context.ts). */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 function side(key: string): ReplayedOperation {
