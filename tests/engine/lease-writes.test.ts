@@ -98,10 +98,15 @@ describe("the per-second writes of a live run", () => {
         expect(await reportProgress(one, lease, { progress: 1, total: 2, message: "half way" })).toBe(true);
       }
       const after = await runsUpdates();
-      expect({ updated: after.updated - before.updated, hot: after.hot - before.hot }, kind).toEqual({
-        updated: 2 * RUNS,
-        hot: 2 * RUNS,
-      });
+      const updated = after.updated - before.updated;
+      const hot = after.hot - before.hot;
+      expect(updated, kind).toBe(2 * RUNS);
+      // A write that changes an indexed column is never HOT (review 3, E11 made 0 of 80 HOT). A HOT
+      // update also needs room on its page, and a few of 80 back-to-back writes to rows packed on
+      // one page can find none before pruning has run (seen since migrations 0042/0043 widened the
+      // row: 78 of 80); that is a page-space accident of the test's burst, not an index entry, so
+      // all but a few must be HOT.
+      expect(hot, `${kind}: ${hot} of ${updated} HOT`).toBeGreaterThanOrEqual(2 * RUNS - 4);
     }
   });
 
