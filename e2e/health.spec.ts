@@ -1,4 +1,6 @@
 import { expect, test } from "@playwright/test";
+import { createAdmin, screenshot } from "./fixtures";
+import { LoginPage } from "./pages/login-page";
 
 test("the home page renders, styled, and links to the health endpoint", async ({ page }) => {
   await page.goto("/");
@@ -31,4 +33,33 @@ test("GET /api/health reports a ready deployment with a worker online", async ({
   await page.goto("/api/health");
   await expect(page.locator("body")).toContainText('"database":"ok"');
   await page.screenshot({ path: "test-results/e2e-health.png" });
+});
+
+test("the console shows a banner while the store takes no writes, and none while it does", async ({ page }) => {
+  const admin = await createAdmin();
+  await new LoginPage(page).signIn(admin.email, admin.password);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  // The real /api/health answers 200 here: no banner.
+  await page.waitForResponse((response) => new URL(response.url()).pathname === "/api/health");
+  await expect(page.getByTestId("store-banner")).toHaveCount(0);
+  // What /api/health answers when a multi-host URL lands on a standby mid-failover (its own test:
+  // tests/health/health.test.ts, against a read-only session); here only the banner's part is shown.
+  await page.route("**/api/health", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        database: "read-only",
+        migrations: "pending",
+        workers: { online: 0 },
+        ok: false,
+        reason: "the database answers but refuses writes (transaction_read_only is on)",
+      }),
+    }),
+  );
+  await page.goto("/tasks");
+  const banner = page.getByTestId("store-banner");
+  await expect(banner).toContainText("The store is not taking writes right now");
+  await expect(banner).toContainText("transaction_read_only is on");
+  await screenshot(page, "store-banner");
 });

@@ -4,6 +4,7 @@ import { pageOperator } from "@/lib/ui/page-operator";
 import { NavLinks } from "./_components/nav-links";
 import { Providers } from "./_components/providers";
 import { SignOutButton } from "./_components/sign-out-button";
+import { StoreBanner } from "./_components/store-banner";
 
 // The operator console shell. Each page under it checks the operator again (layouts are not
 // re-run on every navigation, so this check is for the header only, never the only one).
@@ -28,6 +29,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </div>
       </header>
+      <StoreBanner />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">{children}</main>
     </Providers>
   );
