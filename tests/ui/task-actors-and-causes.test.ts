@@ -70,7 +70,7 @@ describe("the task history names who acted", () => {
     await cancelRun(sql, { runId, reason: "not needed", actor: `operator:${unnamed.id}` });
     expect(await history(member, runId)).toEqual([
       ["input `decision` answered by Ada Lovelace", `operator:${named.id}`],
-      ["input `second` answered by " + unnamed.email, `operator:${unnamed.id}`],
+      [`input \`second\` answered by ${unnamed.email}`, `operator:${unnamed.id}`],
       ["input `third` answered by API key k_123", "key:k_123"],
       ["rerun as t-1 (ops@host-1 (CLI))", "cli:ops@host-1"],
       ["input `fourth` answered by timeout", "timeout"],
