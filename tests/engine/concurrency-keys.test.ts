@@ -1,5 +1,5 @@
 import { cancelRunForTenant, describeDefinition, publishDefinitions } from "@runifold/sdk";
-import { claimRuns } from "@runifold/sdk/testing";
+import { admitConcurrencyWaiters, claimRuns } from "@runifold/sdk/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { concurrencyRegistry, deploy, pair, routine, urgent } from "../fixtures/concurrency-workflows";
 import { spawnTs, waitForExit } from "../helpers/processes";
@@ -175,6 +175,38 @@ describe("concurrency keys", () => {
     expect(timedOut.failure?.code).toBe("run_timeout");
     await store.waitForStatus(last.id, "completed", 30_000);
     expect(maxOverlap(await intervals([failing.id, timingOut.id, last.id])).get("ends")).toBe(1);
+  });
+
+  it("admits a waiter its holder's end skipped (locked at that instant) with the sweep, once the slot has room", async () => {
+    const holder = await store.create(deploy, { service: "skipped", ms: 10 });
+    const waiter = await store.create(deploy, { service: "skipped", ms: 10 });
+    // Another transaction holds the waiter's row while the holder ends: the end's admission skips it.
+    const locker = await store.sql.reserve();
+    try {
+      await locker`BEGIN`;
+      await locker`SELECT id FROM runs WHERE id = ${waiter.id} FOR UPDATE`;
+      await cancelRunForTenant(store.sql, { runId: holder.id, tenantId: TENANT });
+      await locker`COMMIT`;
+    } finally {
+      locker.release();
+    }
+    const stuck = await store.sql`SELECT claimable_at, concurrency_held FROM runs WHERE id = ${waiter.id}`;
+    expect(stuck[0]).toMatchObject({ claimable_at: null, concurrency_held: false });
+    // A full slot's waiters are left alone: a second key whose holder is live keeps its waiter aside.
+    const busy = await store.create(deploy, { service: "busy", ms: 10 });
+    const queued = await store.create(deploy, { service: "busy", ms: 10 });
+
+    expect(await admitConcurrencyWaiters(store.sql)).toBe(1);
+    const admitted = await store.sql`SELECT claimable_at, concurrency_held FROM runs WHERE id = ${waiter.id}`;
+    expect(admitted[0]?.concurrency_held).toBe(true);
+    expect(admitted[0]?.claimable_at).not.toBeNull();
+    expect(await store.events(waiter.id, "concurrency_admitted")).toEqual([{ payload: { key: "skipped" } }]);
+    const still = await store.sql`SELECT concurrency_held FROM runs WHERE id = ${queued.id}`;
+    expect(still[0]?.concurrency_held).toBe(false);
+    expect(await admitConcurrencyWaiters(store.sql)).toBe(0);
+
+    await store.startWorker([deploy], { pollMs: 20 });
+    await allEnded([waiter.id, busy.id, queued.id]);
   });
 
   it("keeps the slot with a SIGKILLed worker's run until it ends, then lets the next run of its key start", async () => {

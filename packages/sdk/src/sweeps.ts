@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { coerceError } from "./errors";
 import type { Logger } from "./logger";
+import { admitConcurrencyWaiters } from "./ops/admit-concurrency-waiters";
 import { expireRuns } from "./ops/expire-runs";
 import { markStrandedRuns } from "./ops/mark-stranded-runs";
 import { markExpiredLeases, promoteDueTimers } from "./ops/promote-due-runs";
@@ -15,7 +16,8 @@ const TIMER_PROMOTION_MS = 1_000;
  * are idempotent, so no coordination is needed): runs past their own timeout end `failed` wherever
  * they are parked; expired leases are marked claimable and timers a claim left due for a second
  * are queued (promote-due-runs.ts); runs no online worker serves get a status message saying so;
- * expired idempotency keys and registrations a week past their last heartbeat are deleted. A pass never overlaps the previous one, and a failure is logged,
+ * expired idempotency keys and registrations a week past their last heartbeat are deleted;
+ * set-aside runs whose concurrency slot has room are admitted (admit-concurrency-waiters.ts). A pass never overlaps the previous one, and a failure is logged,
  * never thrown: it must not take the worker down.
  */
 export function startSweeps(params: {
@@ -48,6 +50,8 @@ export function startSweeps(params: {
         await markStrandedRuns(sql, { afterMs: strandedAfterMs });
         await pruneIdempotencyKeys(sql);
         await pruneWorkerRegistrations(sql);
+        const admitted = await admitConcurrencyWaiters(sql);
+        if (admitted > 0) logger.info("set-aside runs admitted to free concurrency slots", { runs: admitted });
       }
     })()
       .catch((error) => logger.warn("sweep failed", { error: coerceError(error).message }))

@@ -6,6 +6,7 @@
  * without a worker. Production code never imports this door (lint keeps it to tests/ and bench/).
  */
 
+export { admitConcurrencyWaiters } from "./ops/admit-concurrency-waiters";
 export { awaitChildren } from "./ops/await-children";
 export { checkpointSteps } from "./ops/checkpoint-step";
 export { claimRuns, LEASE_PLAN_SETTINGS } from "./ops/claim-runs";
