@@ -19,6 +19,7 @@ import { bulkTaskAction } from "@/lib/ui/actions/bulk-task-actions";
 import { revokeConnectionAction, revokeTenantConnectionAction } from "@/lib/ui/actions/connection-actions";
 import { createKeyAction, revokeKeyAction } from "@/lib/ui/actions/key-actions";
 import { beginMfaAction, confirmMfaAction, disableMfaAction } from "@/lib/ui/actions/mfa-actions";
+import { createOperatorTokenAction, revokeOperatorTokenAction } from "@/lib/ui/actions/operator-token-actions";
 import {
   disableRouteAction,
   previewScheduleAction,
@@ -50,10 +51,12 @@ import {
   confirmMfaInput,
   createKeyInput,
   createOperatorInput,
+  createOperatorTokenInput,
   createTenantInput,
   createWebhookInput,
   decideApprovalInput,
   resendDeliveryInput,
+  revokeOperatorTokenInput,
   saveRouteInput,
   setRouteScheduleInput,
   signalTaskInput,
@@ -128,6 +131,8 @@ export const createOperatorForm = formAction(createOperatorAction, createOperato
 export const addMemberForm = formAction(addMemberAction, addMemberInput, ["/tenants"]);
 // Not revalidated: the form shows the token first, then refreshes the page itself.
 export const createKeyForm = formAction(createKeyAction, createKeyInput);
+export const createOperatorTokenForm = formAction(createOperatorTokenAction, createOperatorTokenInput, ["/account/tokens"]);
+export const revokeOperatorTokenForm = formAction(revokeOperatorTokenAction, revokeOperatorTokenInput, ["/account/tokens"]);
 export const saveRouteForm = formAction(saveRouteAction, saveRouteInput, ["/routes"]);
 export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteScheduleInput, ["/routes"]);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.

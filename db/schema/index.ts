@@ -4,6 +4,7 @@ export * from "./audit";
 export * from "./definitions";
 export * from "./mcp-sessions";
 export * from "./oauth";
+export * from "./operator-api-tokens";
 export * from "./operators";
 export * from "./protocol-state";
 export * from "./retention";

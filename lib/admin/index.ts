@@ -22,6 +22,8 @@ export { ensureFirstAdmin, FIRST_ADMIN_EMAIL } from "./first-admin";
 export { addMember, removeMember, ZAddMember, ZRemoveMember } from "./members";
 export { setOperatorGroups, ZSetOperatorGroups } from "./operator-groups";
 export { resetOperatorMfa, ZResetOperatorMfa } from "./operator-mfa";
+export type { CreatedOperatorToken } from "./operator-tokens";
+export { createOperatorToken, revokeOperatorToken, ZCreateOperatorToken, ZRevokeOperatorToken } from "./operator-tokens";
 export type { CreatedOperator } from "./operators";
 export { createOperator, setOperatorDisabled, ZCreateOperator, ZSetOperatorDisabled } from "./operators";
 export { parseInput } from "./parse-input";

@@ -12,6 +12,7 @@ export type CredentialChange =
   | "mfa_reset"
   | "recovery_code_used"
   | "api_key_created"
+  | "operator_token_created"
   | "oauth_client_authorized";
 
 export type NoticeFacts = {
@@ -37,6 +38,7 @@ const SUBJECTS: Record<CredentialChange, string> = {
   mfa_reset: "An administrator removed two-factor authentication from your Runifold account",
   recovery_code_used: "A recovery code of your Runifold account was used",
   api_key_created: "A Runifold API key was created in your name",
+  operator_token_created: "A Runifold operator API token was created for your account",
   oauth_client_authorized: "An application was connected to your Runifold account",
 };
 
@@ -50,6 +52,7 @@ const WHAT: Record<CredentialChange, string> = {
     "Two-factor authentication was removed from your Runifold account (its authenticator device and recovery codes). Your sessions and connected applications were ended.",
   recovery_code_used: "One of the recovery codes of your Runifold account was used in place of an authenticator code.",
   api_key_created: "An API key was created in your name.",
+  operator_token_created: "An operator API token was created for your account: it acts with your rights within its scopes.",
   oauth_client_authorized: "An application was given access to Runifold in your name.",
 };
 
@@ -62,6 +65,7 @@ const IF_NOT_YOU: Record<CredentialChange, string> = {
   mfa_reset: "tell an administrator at once: someone may be trying to take over your account",
   recovery_code_used: "change your password, sign out everywhere on the Account page, and tell an administrator",
   api_key_created: "revoke the key on the Connections page, change your password, and tell an administrator",
+  operator_token_created: "revoke the token on the API tokens page, change your password, and tell an administrator",
   oauth_client_authorized: "revoke it on the Connections page, change your password, and tell an administrator",
 };
 
@@ -74,6 +78,7 @@ const PAGE: Record<CredentialChange, string> = {
   mfa_reset: "/account/mfa",
   recovery_code_used: "/account/mfa",
   api_key_created: "/connections",
+  operator_token_created: "/account/tokens",
   oauth_client_authorized: "/connections",
 };
 

@@ -33,6 +33,16 @@ export {
 export type { OidcSettings, SignInMethods } from "./oidc-settings";
 export { OIDC_PROVIDER_ID, oidcSettings, signInMethods } from "./oidc-settings";
 export type { OperatorContext, SessionClaims } from "./operator-context";
+export type { OperatorPrincipal, OperatorTokenScope } from "./operator-tokens";
+export {
+  isOperatorToken,
+  isOperatorTokenScope,
+  mintOperatorToken,
+  OPERATOR_TOKEN_PREFIX,
+  OPERATOR_TOKEN_SCOPES,
+  operatorSeesTenant,
+  verifyOperatorToken,
+} from "./operator-tokens";
 export { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, SCRYPT_PARAMS, verifyPassword } from "./passwords";
 export { installPeerHook, isLoopbackAddress, isLoopbackRequest, peerHookInstalled, peerOf } from "./peer-hook";
 export type { Operator, RequireOperatorOptions } from "./require-operator";

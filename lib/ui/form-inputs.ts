@@ -38,6 +38,17 @@ export const createKeyInput = (form: Fields) => ({
   scopes: list(form, "scopes"),
 });
 
+export const createOperatorTokenInput = (form: Fields) => {
+  const days = text(form, "expiresInDays").trim();
+  return {
+    name: text(form, "name"),
+    scopes: list(form, "scopes"),
+    ...(days ? { expiresInDays: Number(days) } : {}),
+  };
+};
+
+export const revokeOperatorTokenInput = (form: Fields) => ({ tokenId: text(form, "tokenId") });
+
 export const createWebhookInput = (form: Fields) => ({
   tenantId: text(form, "tenantId"),
   url: text(form, "url"),

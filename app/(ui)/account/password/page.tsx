@@ -23,6 +23,14 @@ export default async function PasswordPage() {
             Manage two-factor authentication
           </Link>
         </Card>
+        <Card title="API tokens">
+          <p className="mb-3 text-sm text-slate-600">
+            Tokens for the admin HTTP API and the CLI from your laptop: they act as you, within their scopes.
+          </p>
+          <Link href="/account/tokens" className="text-sm font-medium text-indigo-700 hover:underline">
+            Manage API tokens
+          </Link>
+        </Card>
         <Card title="Sessions">
           <p className="mb-3 text-sm text-slate-600">
             Ends every session of your account at once, on every browser and device, this one included.
