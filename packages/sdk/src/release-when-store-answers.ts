@@ -13,7 +13,7 @@ export async function releaseWhenStoreAnswers(deps: { sql: SqlHandle }, lease: L
   for (let wait = 200; performance.now() < until; wait = Math.min(wait * 2, 5_000)) {
     await new Promise((resolve) => setTimeout(resolve, wait).unref());
     try {
-      await releaseRun(deps.sql, lease);
+      await releaseRun(deps.sql, lease, "store unavailable");
       return;
     } catch (error) {
       if (!isTransientStoreError(error)) return;

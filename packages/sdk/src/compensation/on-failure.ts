@@ -10,7 +10,7 @@ import type { ClaimedRun } from "../ops/claim-runs";
 import type { PublicError, RunOutcome } from "../ops/finish-run";
 import type { RecordedStep, RunState } from "../ops/load-run-state";
 import { readCompletedSteps } from "../ops/read-completed-steps";
-import { releaseForCompensation } from "../ops/release-for-compensation";
+import { releaseRun } from "../ops/release-run";
 import { ReplayHistory } from "../replay/history";
 import { isTransientStoreError } from "../transient-errors";
 import type { AnyWorkflow, FailureContext, WorkflowContext } from "../workflow";
@@ -84,7 +84,7 @@ export async function failThroughHook(
   }
   if (env.abort.signal.aborted) {
     // This attempt's signal fired (an unhandled error in workflow code): the next attempt runs the hook.
-    await releaseForCompensation(env.attemptDeps.sql, lease).catch(() => env.handBack());
+    await releaseRun(env.attemptDeps.sql, lease, "compensation").catch(() => env.handBack());
     return "abandoned";
   }
   return runHook(env, state, record);
