@@ -6,6 +6,8 @@ export {
 } from "./approvals-handler";
 export type { VerifyBearer } from "./bearer-auth";
 export { bearerVerifier } from "./bearer-auth";
-export { type CappedBody, readCappedBody } from "./read-capped-body";
+export { type CappedBody, type ParsedJson, parseJsonBody, readCappedBody } from "./read-capped-body";
 export type { HttpApiDeps, SignalRouteParams } from "./signal-handler";
 export { createSignalHandler } from "./signal-handler";
+export type { AdminApiDeps } from "./admin/context";
+export { createAdminApiHandler } from "./admin/handler";

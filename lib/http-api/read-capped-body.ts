@@ -56,3 +56,26 @@ function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     await reader.cancel();
   })().catch(() => {});
 }
+
+/** A read body as JSON: the value, or `invalid` when its bytes are not UTF-8 JSON. */
+export type ParsedJson = { ok: true; value: unknown } | { ok: false };
+
+const parsedBodies = new WeakMap<Uint8Array, ParsedJson>();
+
+/**
+ * Parses a read body once, however many readers ask (the MCP auth gate's read-ahead and the
+ * handler both look at a legacy request's body): the parse is remembered with the bytes. Readers
+ * must not mutate the value they get.
+ */
+export function parseJsonBody(body: { kind: "ok"; bytes: Uint8Array }): ParsedJson {
+  const known = parsedBodies.get(body.bytes);
+  if (known) return known;
+  let parsed: ParsedJson;
+  try {
+    parsed = { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes)) };
+  } catch {
+    parsed = { ok: false };
+  }
+  parsedBodies.set(body.bytes, parsed);
+  return parsed;
+}

@@ -1,5 +1,5 @@
 import { coerceError } from "@runifold/sdk";
-import { type CappedBody, readCappedBody } from "../http-api";
+import { type CappedBody, parseJsonBody, readCappedBody } from "../http-api";
 import { isModernMessage } from "./era";
 import { errorResponse, isRecord, type JsonRpcRequest, jsonResponse, McpError, RPC, rpcError, validRequestId } from "./json-rpc";
 import { inspectJson, MAX_JSON_DEPTH } from "./json-shape";
@@ -39,12 +39,10 @@ export async function handleMcpPost(deps: McpDeps, call: McpCall, readAlready?: 
   if (read.kind === "too_large") return tooLarge();
   if (read.kind === "unreadable")
     return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body could not be read"), 400);
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(read.bytes));
-  } catch {
-    return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
-  }
+  // Parsed once: the gate's legacy read-ahead may have parsed these bytes already (parseJsonBody remembers).
+  const parsed = parseJsonBody(read);
+  if (!parsed.ok) return jsonResponse(rpcError(null, RPC.parseError, "Parse error: the body is not valid JSON"), 400);
+  const body = parsed.value;
   const shape = inspectJson(body);
   if (shape.tooDeep) {
     return jsonResponse(

@@ -1,4 +1,4 @@
-import type { CappedBody } from "../../http-api";
+import { type CappedBody, parseJsonBody } from "../../http-api";
 import type { LegacyReadAhead } from "../auth-gate";
 import { isModernMessage } from "../era";
 import { isRecord } from "../json-rpc";
@@ -10,18 +10,15 @@ import { SESSION_HEADER, SESSION_IDLE_TTL_MS, SLIDE_EVERY_MS, sessionDigest, wel
  * no routing headers (2026-07-28 Streamable HTTP's Mcp-Method/Mcp-Name), so the body read already
  * says it; undefined for anything else (no session, initialize, a batch, a body not yet read or not
  * JSON), which then authenticates and attaches its session as usual. Only a hint: the handler
- * parses the body again and uses the reads only for the same session and task.
+ * uses the reads only for the same session and task (the body is parsed once: parseJsonBody).
  */
 export function legacyReadAhead(request: Request, body: CappedBody | undefined): LegacyReadAhead | undefined {
   if (body?.kind !== "ok" || request.headers.has("mcp-method")) return undefined;
   const raw = request.headers.get(SESSION_HEADER)?.trim();
   if (!raw || !wellFormedSessionId(raw)) return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes));
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonBody(body);
+  if (!parsed.ok) return undefined;
+  const message = parsed.value;
   if (!isRecord(message) || message.method === "initialize" || isModernMessage(message, request.headers)) return undefined;
   const params = isRecord(message.params) ? message.params : undefined;
   const taskId = message.method === "tasks/get" && typeof params?.taskId === "string" ? params.taskId : undefined;
