@@ -9,6 +9,18 @@ export type { PublishedDefinition } from "./definitions/describe";
 export { canonicalJson, describeDefinition, toolSchemaOf } from "./definitions/describe";
 export type { PublishOptions, PublishOutcome } from "./definitions/publish";
 export { DefinitionConflictError, publishDefinitions } from "./definitions/publish";
+// .runifold/dev.json: written by a local dev server, read by runifold-worker --dev.
+export {
+  DEV_DIR,
+  DEV_FILE,
+  DevFileError,
+  type DevFileInfo,
+  findDevFile,
+  processAlive,
+  readDevFile,
+  removeDevFile,
+  writeDevFile,
+} from "./dev/dev-file";
 export {
   AttemptEnded,
   ChildWorkflowFailed,

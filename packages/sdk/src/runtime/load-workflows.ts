@@ -69,20 +69,36 @@ function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object without name, version, input and run" : typeof value;
 }
 
-/** Imports a workflows module by path (relative to `cwd`) and returns its definitions. */
-export async function loadWorkflowsModule(modulePath: string, cwd = process.cwd()): Promise<AnyWorkflow[]> {
+/**
+ * Imports a workflows module by path (relative to `cwd`) and returns its definitions. `importer`
+ * replaces the plain import (the dev loop's, which loads TypeScript itself: dev-child.ts).
+ */
+export async function loadWorkflowsModule(
+  modulePath: string,
+  cwd = process.cwd(),
+  importer?: (url: string) => Promise<Record<string, unknown>>,
+): Promise<AnyWorkflow[]> {
   const file = path.resolve(cwd, modulePath);
   // The path is the caller's, known only at run time: bundlers must not trace it (Turbopack would
   // otherwise include the whole project in the web app's server output).
   if (!existsSync(/* turbopackIgnore: true */ file)) throw new WorkflowsModuleError(`workflows module not found: ${file}`);
-  if (/\.[cm]?tsx?$/.test(file) && !process.execArgv.some((arg) => arg.includes("tsx")) && !process.env.TSX_TSCONFIG_PATH) {
+  if (
+    !importer &&
+    /\.[cm]?tsx?$/.test(file) &&
+    !process.execArgv.some((arg) => arg.includes("tsx")) &&
+    !process.env.TSX_TSCONFIG_PATH
+  ) {
     // Node 20 cannot load TypeScript itself; say how instead of failing with a syntax error.
-    throw new WorkflowsModuleError(`${file} is TypeScript: build it to .js/.mjs, or run with a loader (node --import tsx …)`);
+    throw new WorkflowsModuleError(
+      `${file} is TypeScript: build it to .js/.mjs, run with a loader (node --import tsx …), or serve it in the dev loop (--dev)`,
+    );
   }
   let exports: Record<string, unknown>;
   try {
     const url = pathToFileURL(file).href;
-    exports = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ url)) as Record<string, unknown>;
+    exports = importer
+      ? await importer(url)
+      : ((await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ url)) as Record<string, unknown>);
   } catch (error) {
     throw new WorkflowsModuleError(`could not load ${file}: ${(error as Error).message}`);
   }

@@ -60,7 +60,14 @@ export async function serveWorkflows(options: ServeOptions): Promise<ServedWorke
     servesCode: true,
     acceptCodeChange: options.acceptCodeChange,
   });
-  for (const outcome of published) logger.info("definition", { ...outcome });
+  for (const outcome of published) {
+    logger.info("definition", { ...outcome });
+    // Said louder: runs under way now continue on code they did not start with.
+    if (outcome.code === "accepted")
+      logger.warn("changed code published while runs of this version are live (accepted by RUNIFOLD_ACCEPT_CODE_CHANGE)", {
+        definition: outcome.key,
+      });
+  }
   if (options.webhooks) {
     const { keyMaterial } = options.webhooks;
     // Best effort: a worker that cannot tag still serves (the plain name keeps such deliveries going).

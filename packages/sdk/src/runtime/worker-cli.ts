@@ -4,6 +4,8 @@ import { createLogger, type Logger } from "../logger";
 import { LEASE_PLAN_SETTINGS } from "../ops/claim-runs";
 import { readWorkerWebhooks, type WorkerWebhooks } from "../webhooks/worker-config";
 import type { AnyWorkflow } from "../workflow";
+import { devImporter, drainWhenOrphaned, isDevChild, tellSupervisor } from "./dev-child";
+import { runDevSupervisor } from "./dev-supervisor";
 import { loadWorkflowsModule, WorkflowsModuleError } from "./load-workflows";
 import { redactUrl, runMigrateCommand } from "./migrate-command";
 import { SchemaMismatchError } from "./schema-check";
@@ -14,17 +16,26 @@ import { startWorkerTelemetry, type WorkerTelemetry } from "./worker-telemetry";
 export const WORKER_HELP = `runifold-worker — serve a module of Runifold workflows
 
 Usage: runifold-worker --workflows <module>
+       runifold-worker --workflows <module> --dev
+                                    the dev loop: a local dev server's store, TypeScript, reload on save
        runifold-worker migrate      apply this SDK's migrations to DATABASE_URL, then exit
                                     (runifold-worker migrate --help)
 
-  --workflows <module>   a .js/.mjs module (.ts with a loader such as tsx) whose default export is an
-                         array of defineWorkflow(...) definitions (named exports of definitions also
-                         count); default: $RUNIFOLD_WORKFLOWS
+  --workflows <module>   a .js/.mjs module (.ts with --dev, or with a loader such as tsx) whose default
+                         export is an array of defineWorkflow(...) definitions (named exports of
+                         definitions also count); default: $RUNIFOLD_WORKFLOWS
+  --dev                  the dev loop: the store is the one in .runifold/dev.json (written by
+                         \`npx @runifold/server dev\` or the repository's \`npm start\`, found from the
+                         current folder upwards) unless DATABASE_URL is set; a .ts module is served
+                         as it is; a change to the module or a local file it imports drains the
+                         worker and starts a new one on the new code. Changed code is published
+                         even while runs of its name@version are live (RUNIFOLD_ACCEPT_CODE_CHANGE=*)
   --no-webhooks          do not deliver webhooks (same as RUNIFOLD_WEBHOOKS=off)
   -h, --help             this text
 
 Environment:
-  DATABASE_URL                  the Runifold store (postgres://…), required
+  DATABASE_URL                  the Runifold store (postgres://…), required (with --dev: wins over
+                                .runifold/dev.json)
   RUNIFOLD_WORKER_CONCURRENCY   runs executed at once (default 16)
   RUNIFOLD_LEASE_MS             a crashed worker's runs are claimable again after this (default 15000)
   RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
@@ -92,8 +103,9 @@ export async function runWorkerCli(argv: string[], rawEnv: Record<string, string
   if (argv[0] === "migrate") return runMigrateCommand(argv.slice(1), rawEnv);
   // --no-webhooks is RUNIFOLD_WEBHOOKS=off (read in runWorker with the rest of the environment).
   const noWebhooks = argv.includes("--no-webhooks");
+  const dev = argv.includes("--dev");
   const args = parseWorkerArgs(
-    argv.filter((arg) => arg !== "--no-webhooks"),
+    argv.filter((arg) => arg !== "--no-webhooks" && arg !== "--dev"),
     rawEnv,
   );
   if (typeof args === "object" && "help" in args) {
@@ -104,9 +116,13 @@ export async function runWorkerCli(argv: string[], rawEnv: Record<string, string
     process.stderr.write(`runifold-worker: ${args.usage}\n\n${WORKER_HELP}`);
     return 2;
   }
+  // The dev loop: this process supervises, a child process (below, isDevChild) serves.
+  if (dev) return runDevSupervisor({ workflows: args, passArgs: noWebhooks ? ["--no-webhooks"] : [], env: rawEnv });
+  const devChild = isDevChild(rawEnv);
+  if (devChild) drainWhenOrphaned();
   let workflows: Awaited<ReturnType<typeof loadWorkflowsModule>>;
   try {
-    workflows = await loadWorkflowsModule(args);
+    workflows = await loadWorkflowsModule(args, process.cwd(), devChild ? await devImporter() : undefined);
   } catch (error) {
     if (error instanceof WorkflowsModuleError) {
       process.stderr.write(`runifold-worker: ${error.message}\n`);
@@ -114,7 +130,16 @@ export async function runWorkerCli(argv: string[], rawEnv: Record<string, string
     }
     throw error;
   }
-  return runWorker({ workflows, env: noWebhooks ? { ...rawEnv, RUNIFOLD_WEBHOOKS: "off" } : rawEnv });
+  return runWorker({
+    workflows,
+    env: noWebhooks ? { ...rawEnv, RUNIFOLD_WEBHOOKS: "off" } : rawEnv,
+    onServing: devChild
+      ? () => {
+          tellSupervisor({ type: "serving" });
+          return undefined;
+        }
+      : undefined,
+  });
 }
 
 export type RunWorkerOptions = {
