@@ -8,6 +8,7 @@ import { readEnv } from "../lib/env";
 import { buildState } from "./lib/build-freshness";
 import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
 import { credentialLines, presentCredentials } from "./lib/first-run-credentials";
+import { publishRepoDevFile } from "./lib/repo-dev-file";
 import { localOrigin, prepareDatabase, type SeedResult, Supervisor, stopPostgres } from "./lib/stack";
 import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";
 
@@ -127,6 +128,15 @@ async function main() {
 
   await stack.waitHealthy(120_000);
   if (signals > 0) return;
+  // The dev loop in the checkout: `runifold-worker --workflows <file> --dev` finds this store.
+  await publishRepoDevFile({
+    root,
+    workerUrl: db.runtime?.worker ?? db.url,
+    ownerUrl: db.url,
+    consoleUrl: env.RUNIFOLD_PUBLIC_URL ?? origin,
+    seededKey: db.seed?.apiKey,
+    log,
+  });
   printWelcome(env.RUNIFOLD_PUBLIC_URL ?? origin, db.seed, env.RUNIFOLD_WORKERS);
 }
 
