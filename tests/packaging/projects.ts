@@ -97,7 +97,8 @@ export async function packWorkspaces(destination: string): Promise<Tarballs> {
 /** A lock held longer than this is a crashed run's, and is taken over. */
 const STALE_LOCK_MS = 5 * 60_000;
 
-async function withPackLock<T>(work: () => Promise<T>): Promise<T> {
+/** Runs `work` holding this checkout's pack lock: packing rebuilds the packages' dist/ folders, one run at a time. */
+export async function withPackLock<T>(work: () => Promise<T>): Promise<T> {
   const id = createHash("sha256").update(ROOT).digest("hex").slice(0, 12);
   const lock = path.join(os.tmpdir(), `runifold-pack-${id}.lock`);
   const deadline = Date.now() + STALE_LOCK_MS + 60_000;
