@@ -14,11 +14,10 @@ import {
   RunTimedOut,
   StoreUnavailable,
   UnhandledWorkflowError,
-  WorkflowFailure,
 } from "./errors";
 import type { ExecutionEnd } from "./execution-end";
-import { CAUSE_MESSAGE_CHARS, causeOf, type FailureCause, publicCause } from "./failure-cause";
-import { encodeJson, storableText } from "./json-value";
+import { causeOf, type FailureCause } from "./failure-cause";
+import { encodeJson } from "./json-value";
 import { runInAttemptScope } from "./last-resort";
 import { keepLease } from "./lease-keeper";
 import type { LeasedWrites } from "./leased-writes";
@@ -26,13 +25,14 @@ import type { Limits } from "./limits";
 import type { Logger } from "./logger";
 import type { ClaimedRun } from "./ops/claim-runs";
 import { markOnFailure } from "./ops/compensation-runs";
-import type { PublicError, RunOutcome } from "./ops/finish-run";
+import type { PublicError } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
 import { readHistoryUsage } from "./ops/read-history-usage";
 import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
 import { releaseWhenStoreAnswers } from "./release-when-store-answers";
 import { ReplayHistory } from "./replay/history";
+import { failTimedOut, failWith, finish, publicError } from "./run-end";
 import type { WorkerObserver } from "./telemetry/observer";
 import { isTransientStoreError } from "./transient-errors";
 import type { AnyWorkflow, WorkflowResult } from "./workflow";
@@ -70,13 +70,21 @@ export async function executeRun(
   run: ClaimedRun,
   definition: AnyWorkflow,
   abort: AbortController,
+  /** When the claim was sent (performance.now()): the lease's local deadline counts from it. */
+  claimSentAt?: number,
 ): Promise<ExecutionEnd> {
   const lease: Lease = { runId: run.id, workerId: deps.workerId, attempt: run.attempt, leaseMs: deps.leaseMs };
   const clock = dbClockFrom(run.db_now);
   const failRun = (error: PublicError, cause: FailureCause) => finish(deps, lease, { status: "failed", error, cause });
   // Once the body runs, a workflow with onFailure fails through its hook instead.
   let fail = failRun;
-  const keeper = keepLease({ sql: deps.leaseSql, lease, logger: deps.logger, onLost: (reason) => abort.abort(reason) });
+  const keeper = keepLease({
+    sql: deps.leaseSql,
+    lease,
+    logger: deps.logger,
+    onLost: (reason) => abort.abort(reason),
+    grantedAt: claimSentAt,
+  });
   let deadlineTimer: NodeJS.Timeout | undefined;
   let attempt: Attempt | undefined;
 
@@ -129,6 +137,7 @@ export async function executeRun(
       logger: deps.logger,
       retry: definition.retry,
       signal: abort.signal,
+      checkLease: keeper.check,
       end: (reason: Error) => {
         if (!abort.signal.aborted) abort.abort(reason);
       },
@@ -208,86 +217,6 @@ export async function executeRun(
     keeper.stop();
     if (attempt) attempt.ended = true;
     if (!abort.signal.aborted) abort.abort(new AttemptEnded("attempt ended"));
-  }
-}
-
-/** The run fails with a stored cause: the public error is safe for the run's own tenant only. */
-async function failWith(
-  deps: ExecuteDeps,
-  run: ClaimedRun,
-  fail: (error: PublicError, cause: FailureCause) => Promise<ExecutionEnd>,
-  caught: unknown,
-  attempt: Attempt | undefined,
-): Promise<ExecutionEnd> {
-  const last = attempt?.lastStepFailure;
-  const stepFailure = last && last.error === caught ? last : undefined;
-  const step = stepFailure?.step ?? attempt?.currentStep;
-  const cause = causeOf(caught, { attempt: run.attempt, step, stepAttempt: stepFailure?.stepAttempt });
-  if (caught instanceof WorkflowFailure) {
-    const data = caught.data === undefined ? {} : { data: safeData(caught.data) };
-    return await fail({ code: caught.code, message: storableText(caught.message, CAUSE_MESSAGE_CHARS), ...data }, cause);
-  }
-  // Anything else may carry internals (SQL, paths, secrets): operators read the cause, clients a generic line.
-  deps.logger.error("workflow failed", { runId: run.id, workflow: run.workflow_key, step, error: cause.message });
-  const where = step ? ` in step "${step}"` : "";
-  return await fail(publicError(`Workflow ${run.workflow_key} failed${where}`, publicCause(cause)), cause);
-}
-
-function failTimedOut(run: ClaimedRun, fail: (error: PublicError, cause: FailureCause) => Promise<ExecutionEnd>) {
-  const cause: FailureCause = { code: "run_timeout", message: "the run passed its timeout while running", attempt: run.attempt };
-  return fail(publicError(`Workflow ${run.workflow_key} timed out`, publicCause(cause)), cause);
-}
-
-function publicError(message: string, cause: ReturnType<typeof publicCause>): PublicError {
-  return { code: -32603, message, data: { cause } };
-}
-
-/** WorkflowFailure.data is shown to the client as is: if it cannot be stored, say so instead. */
-function safeData(data: unknown): unknown {
-  try {
-    return encodeJson(data, "WorkflowFailure data", 64 * 1024).value;
-  } catch (error) {
-    return { unavailable: coerceError(error).message };
-  }
-}
-
-/**
- * The terminal write. A store outage hands the run back (it is not the run's fault). Any other
- * refusal would refuse this outcome on every attempt — left alone, the run would be re-claimed and
- * re-run until its lost attempts ran out — so the run fails instead with a fixed cause the store
- * can always hold (`unstorable_outcome`), once.
- */
-async function finish(deps: ExecuteDeps, lease: Lease, outcome: RunOutcome): Promise<ExecutionEnd> {
-  try {
-    const done = await deps.writes.finish(lease, outcome);
-    if (!done) deps.logger.info("terminal write refused: run no longer leased by this worker", { runId: lease.runId });
-    return done ? outcome.status : "abandoned";
-  } catch (error) {
-    const message = coerceError(error).message;
-    if (isTransientStoreError(error)) {
-      void releaseWhenStoreAnswers(deps, lease);
-      deps.logger.warn("could not record terminal state; the run is handed back", { runId: lease.runId, error: message });
-      return "abandoned";
-    }
-    if (outcome.status === "failed" && outcome.cause?.code === "unstorable_outcome") {
-      deps.logger.error("could not record even the fixed failure; the lease decides", { runId: lease.runId, error: message });
-      return "abandoned";
-    }
-    deps.logger.error("the store refused the terminal state; the run fails with a fixed cause", {
-      runId: lease.runId,
-      error: message,
-    });
-    const cause: FailureCause = {
-      code: "unstorable_outcome",
-      message: `the run's ${outcome.status === "completed" ? "result" : "failure"} could not be stored: ${storableText(message, 500)}`,
-      attempt: lease.attempt,
-    };
-    const fixed: RunOutcome = {
-      status: "failed",
-      error: publicError("Workflow failed: its outcome could not be stored", publicCause(cause)),
-      cause,
-    };
-    return finish(deps, lease, fixed);
   }
 }
 

@@ -138,6 +138,7 @@ export function createWorker(options: WorkerOptions): Worker {
             }, GATHER_MS);
             break;
           }
+          const claimSentAt = performance.now();
           const claimed = await claimRuns(leaseSql, {
             workerId: id,
             workflowKeys: keys,
@@ -147,7 +148,7 @@ export function createWorker(options: WorkerOptions): Worker {
             tenantLimit,
           });
           backlog = claimed.length === limit;
-          for (const run of claimed) launch(run);
+          for (const run of claimed) launch(run, claimSentAt);
           if (claimed.length < limit || claimed.length === 0) break;
         }
       } while (refill && !stopping);
@@ -162,7 +163,7 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  function launch(run: ClaimedRun) {
+  function launch(run: ClaimedRun, claimSentAt: number) {
     const definition = registry.get(run.workflow_name, run.workflow_version);
     if (!definition) return; // unreachable: claims filter on served keys
     // Claimed while stopping (a claim in flight when stop() began): stop() releases it.
@@ -176,6 +177,7 @@ export function createWorker(options: WorkerOptions): Worker {
         run,
         definition,
         abort,
+        claimSentAt,
       ),
     )
       .then((end) => {

@@ -44,6 +44,11 @@ export type AttemptDeps = {
   keyPrefix?: string;
   /** The attempt's signal: cancelled, lease lost, attempt ended, run timed out. */
   signal: AbortSignal;
+  /**
+   * Aborts the signal now if the lease has expired by the worker's own count (lease-keeper.ts
+   * check()): called before work starts, since the expiry timer may be overdue behind a busy loop.
+   */
+  checkLease?(): void;
   /** Ends the attempt now (the run parked): aborts the signal so running step bodies learn it. */
   end(reason: Error): void;
 };
@@ -81,6 +86,7 @@ export class Attempt {
   /** Throws when the attempt is over: a dangling or post-park ctx call must not run anything. */
   ensureLive() {
     if (this.ended || this.suspended) throw new AttemptEnded("this attempt has ended; the ctx call was ignored");
+    this.deps.checkLease?.();
     if (this.deps.signal.aborted) throw abortReason(this.deps.signal);
   }
 
