@@ -47,5 +47,7 @@ describe("parseWorkerArgs", () => {
       expect(WORKER_HELP).toContain(name);
     }
     expect(WORKER_HELP).toMatch(/Exit codes: 0 .*, 1 .*, 2 usage, 3 configuration/);
+    for (const flag of ["--workflows <module>", "--dev", "--no-webhooks", "-h, --help"]) expect(WORKER_HELP).toContain(flag);
+    expect(WORKER_HELP).toContain(".runifold/dev.json");
   });
 });
