@@ -45,17 +45,33 @@ export function checkSchedule(
   return { ...parsed, input: input.input ?? {} };
 }
 
+/** Turns what a form posted into the runs' input, typed by the route's input schema (the console's editor). */
+export type ScheduleInputTyper = (
+  inputSchema: unknown,
+) => { ok: true; input: Record<string, unknown> } | { ok: false; message: string };
+
 /**
  * Sets or clears a tool's schedule as a new immutable revision copying the current one (runs keep
- * the revision they started under). One fenced scheduler fires it (lib/schedules).
+ * the revision they started under). One fenced scheduler fires it (lib/schedules). `typeInput`,
+ * when given, replaces `schedule.input` with what it makes of the route's schema (one read of the route).
  */
-export async function setRouteSchedule(ctx: AdminContext, input: z.input<typeof ZSetRouteSchedule>): Promise<RouteRow> {
+export async function setRouteSchedule(
+  ctx: AdminContext,
+  input: z.input<typeof ZSetRouteSchedule>,
+  typeInput?: ScheduleInputTyper,
+): Promise<RouteRow> {
   const params = parseInput(ZSetRouteSchedule, input);
   const tenant = await findTenantById(ctx.sql, params.tenantId);
   if (!tenant) throw new AppError("not_found");
   const current = await findLatestRoute(ctx.sql, tenant.id, params.toolName);
   if (!current) throw new AppError("not_found", `No tool "${params.toolName}" for tenant ${tenant.slug}`);
-  const schedule = params.schedule ? checkSchedule(current, params.schedule) : null;
+  let wanted = params.schedule;
+  if (wanted && typeInput) {
+    const typed = typeInput(current.input_schema);
+    if (!typed.ok) throw new AppError("bad_request", `schedule input: ${typed.message}`);
+    wanted = { ...wanted, input: typed.input };
+  }
+  const schedule = wanted ? checkSchedule(current, wanted) : null;
   const route = await conflictOnDuplicate(
     () => appendRevisedCopy(ctx.sql, current, { schedule }),
     "Someone else revised this tool at the same moment; try again.",

@@ -1,6 +1,5 @@
 import "server-only";
 import { z } from "zod";
-import { findLatestRoute } from "../../../db/queries/routes";
 import {
   definitionsFromStore,
   disableRoute,
@@ -48,15 +47,8 @@ const ZScheduleForm = ZSetRouteSchedule.extend({
 export const setRouteScheduleAction = operatorAction(
   ZScheduleForm,
   async (ctx, { inputValues, ...input }) => {
-    let schedule = input.schedule;
-    if (schedule && inputValues) {
-      const route = await findLatestRoute(ctx.sql, input.tenantId, input.toolName);
-      if (!route) throw new AppError("not_found", `No tool "${input.toolName}"`);
-      const typed = scheduleInputFromForm(route.input_schema, inputValues);
-      if (!typed.ok) throw new AppError("bad_request", `schedule input: ${typed.message}`);
-      schedule = { ...schedule, input: typed.input };
-    }
-    return { revision: (await setRouteSchedule(ctx, { ...input, schedule })).revision };
+    const typeInput = inputValues && ((schema: unknown) => scheduleInputFromForm(schema, inputValues));
+    return { revision: (await setRouteSchedule(ctx, input, typeInput)).revision };
   },
   { tenantScoped: true },
 );
