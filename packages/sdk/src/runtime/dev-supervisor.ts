@@ -49,8 +49,10 @@ export function runDevSupervisor(options: DevSupervisorOptions): number | undefi
     RUNIFOLD_ACCEPT_CODE_CHANGE: "*",
     [DEV_CHILD_ENV]: "1",
   };
-  // The same bin and Node flags (a loader given with --import stays): the bin path is this process's.
-  const command = [...process.execArgv, process.argv[1] as string, "--workflows", file, ...options.passArgs];
+  // The same bin and Node flags (a loader given with --import stays), but not the debugger's: the
+  // next process could not take the port the supervisor holds.
+  const nodeFlags = process.execArgv.filter((flag) => !flag.startsWith("--inspect"));
+  const command = [...nodeFlags, process.argv[1] as string, "--workflows", file, ...options.passArgs];
 
   let child: ChildProcess | undefined;
   let generation = 0;
