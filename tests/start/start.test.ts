@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRun } from "@runifold/sdk";
+import { createRun, readDevFile } from "@runifold/sdk";
 import { freePort, readEmbeddedUrl } from "@runifold/store/embedded";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,17 @@ describe("npm start", () => {
     );
     expect(output).toContain(`console: http://127.0.0.1:${port}/tasks · MCP endpoint: http://127.0.0.1:${port}/api/mcp`);
 
+    // The dev loop's file (runifold-worker --dev): the workers' login, the seeded key and its tenant.
+    const devFile = path.join(ROOT, ".runifold", "dev.json");
+    expect(readDevFile(devFile)).toMatchObject({
+      databaseUrl: expect.stringMatching(/^postgres:\/\/runifold_worker_postgres:/),
+      consoleUrl: `http://127.0.0.1:${port}`,
+      mcpUrl: `http://127.0.0.1:${port}/api/mcp`,
+      tenant: "tenant-acme",
+      apiKey: expect.any(String),
+      pid: supervisorPid,
+    });
+
     const sql = postgres(url as string, { max: 2, onnotice: () => {} });
     try {
       // The demo is the showcase alone: no conformance fixtures in a user's console (review F22).
@@ -165,6 +176,7 @@ describe("npm start", () => {
       throw new Error(`processes left behind:\n${left.join("\n")}\n${output}`);
     });
     expect(existsSync(path.join(dataRoot, "supervisor.json"))).toBe(false);
+    expect(existsSync(devFile)).toBe(false);
   }, 330_000);
 });
 
