@@ -5,7 +5,8 @@ import type { SqlHandle } from "@runifold/store";
  * operator (the console), a person at a shell (the CLI) or the demo seed.
  */
 export type AdminActor =
-  | { kind: "operator"; id: string; email: string }
+  /** `tokenId`: acting through an operator API token (the admin HTTP API), recorded with each audit event. */
+  | { kind: "operator"; id: string; email: string; tokenId?: string }
   | { kind: "cli"; user: string; host: string }
   | { kind: "seed" };
 

@@ -25,9 +25,11 @@ function labelOf(actor: AuditContext["actor"]): string {
  * Stores one event (and logs it). `fields.tenantId`, when a UUID, also fills the tenant column so
  * a tenant's events can be listed; `address` is the client address of a sign-in.
  */
-export async function audit(ctx: AuditContext, action: string, fields: AuditFields = {}, address?: string | null): Promise<void> {
+export async function audit(ctx: AuditContext, action: string, given: AuditFields = {}, address?: string | null): Promise<void> {
   const actor = labelOf(ctx.actor);
   const operatorId = ctx.actor.kind === "operator" ? ctx.actor.id : null;
+  // Which of the operator's API tokens acted (never the token itself), so one token's actions can be found.
+  const fields = ctx.actor.kind === "operator" && ctx.actor.tokenId ? { ...given, viaToken: ctx.actor.tokenId } : given;
   const entry = { actor, ...(operatorId ? { operatorId } : {}), ...fields, ...(address ? { address } : {}) };
   log.info(action, entry);
   const stored = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));

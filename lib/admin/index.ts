@@ -49,6 +49,7 @@ export {
 } from "./routes";
 export { OPERATOR_ROLES, SLUG_PATTERN, TASK_SUPPORT, TOOL_NAME_PATTERN, WORKFLOW_NAME_PATTERN } from "./rules";
 export { signOutEverywhere, ZSignOutEverywhere } from "./sessions";
+export { cancelTask, ZCancelTask } from "./task-cancel";
 export type { RerunResult } from "./task-rerun";
 export { rerunTask, ZRerunTask } from "./task-rerun";
 export {

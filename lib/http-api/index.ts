@@ -1,3 +1,5 @@
+export type { AdminApiDeps } from "./admin/context";
+export { createAdminApiHandler } from "./admin/handler";
 export {
   createApprovalDecisionHandler,
   createApprovalsJwksHandler,
@@ -9,5 +11,3 @@ export { bearerVerifier } from "./bearer-auth";
 export { type CappedBody, type ParsedJson, parseJsonBody, readCappedBody } from "./read-capped-body";
 export type { HttpApiDeps, SignalRouteParams } from "./signal-handler";
 export { createSignalHandler } from "./signal-handler";
-export type { AdminApiDeps } from "./admin/context";
-export { createAdminApiHandler } from "./admin/handler";

@@ -40,6 +40,8 @@ export type TaskListRow = {
   failure_message: string | null;
   handle_expired: boolean;
   created_at: Date;
+  /** created_at to the microsecond (a Date keeps milliseconds): the exact keyset position of a page's last row. */
+  cursor_at: string;
   updated_at: Date;
   finished_at: Date | null;
   /** Same value on every row: the online workers, so a page costs one query. */
@@ -82,6 +84,7 @@ export async function listTaskPage(sql: SqlHandle, filters: TaskListFilters): Pr
   return sql.unsafe<TaskListRow[]>(
     `SELECT r.id, r.tenant_id, t.slug AS tenant_slug, rt.tool_name, r.workflow_key, r.status, r.wait_detail, r.progress,
             r.lease_owner, r.lease_expires_at, r.status_message, r.created_at, r.updated_at, r.finished_at,
+            to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
             CASE WHEN r.status = 'failed' THEN r.failure->>'code' END AS failure_code,
             CASE WHEN r.status = 'failed' THEN left(r.failure->>'message', ${FAILURE_PREVIEW_CHARS}) END AS failure_message,
             ${HANDLE_EXPIRED_SQL} AS handle_expired,

@@ -1,9 +1,9 @@
 import "server-only";
 import type { InputResponse } from "@runifold/sdk";
 import { z } from "zod";
-import { actorLabel, audit, type RerunResult, rerunTask } from "../../admin";
+import { actorLabel, audit, cancelTask as cancelTaskAudited, type RerunResult, rerunTask } from "../../admin";
 import { AppError } from "../../errors";
-import { answerPendingInput, cancelTaskInScope, findPendingInput } from "../../tasks";
+import { answerPendingInput, findPendingInput } from "../../tasks";
 import { fieldsFromSchema, type RawValue, validateForm } from "../schema-form";
 import { type OperatorActionContext, operatorAction } from "./operator-action";
 
@@ -16,10 +16,8 @@ async function cancelTask(
   { sql, actor, operator }: OperatorActionContext,
   { taskId }: z.output<typeof ZCancel>,
 ): Promise<{ outcome: "cancelled" | "already_terminal" }> {
-  const result = await cancelTaskInScope(sql, { taskId, scope: operator.tenantIds, actor: actorLabel(actor) });
-  if (result.outcome === "not_found") throw new AppError("not_found");
-  await audit({ sql, actor }, "task.cancel", { tenantId: result.tenantId, taskId, outcome: result.outcome });
-  return { outcome: result.outcome };
+  const { outcome } = await cancelTaskAudited({ sql, actor }, { taskId, scope: operator.tenantIds });
+  return { outcome };
 }
 
 const ZRerun = z.object({ taskId: z.string() });
