@@ -1,4 +1,5 @@
-import { listPublishedDefinitions } from "../../../lib/admin";
+import { type DefinitionSummary, listPublishedDefinitions } from "../../../lib/admin";
+import { adminHttp, allPages, HTTP_MODE_OPTIONS } from "../../admin-http";
 import { positionals } from "../../args";
 import { withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -13,10 +14,13 @@ registerCommand({
       name: "list",
       args: "",
       summary: "List published definitions (name@version, revision, served by how many online workers)",
-      options: [{ name: "json", description: "Machine-readable output (one JSON document)" }],
+      options: [{ name: "json", description: "Machine-readable output (one JSON document)" }, ...HTTP_MODE_OPTIONS],
       async run(parsed, io) {
         positionals(parsed, []);
-        const definitions = await withDatabase(io, (sql) => listPublishedDefinitions({ sql }));
+        const http = adminHttp(parsed, io);
+        const definitions = http
+          ? await allPages<DefinitionSummary>(http, "definitions", "definitions")
+          : await withDatabase(io, (sql) => listPublishedDefinitions({ sql }));
         if (parsed.flags.has("json")) printJson(io, definitions);
         else {
           printTable(

@@ -1,6 +1,7 @@
-import { listApiKeys } from "../../../db/queries/api-keys";
-import { createKey, revokeKeyAsAdmin } from "../../../lib/admin";
+import { type ApiKeyRow, listApiKeys } from "../../../db/queries/api-keys";
+import { type CreatedKey, createKey, revokeKey, revokeKeyAsAdmin } from "../../../lib/admin";
 import { isScope, SCOPES, type Scope } from "../../../lib/auth";
+import { adminHttp, allPages, HTTP_MODE_OPTIONS, seg } from "../../admin-http";
 import { intOption, option, positionals, requiredOption, UsageError } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -42,6 +43,7 @@ registerCommand({
         { name: "scopes", value: "list", description: `Comma-separated scopes (default: ${SCOPES.join(",")})` },
         { name: "name", value: "N", description: 'A label for the key (default: "cli")' },
         { name: "expires-in-days", value: "N", description: "Expire the key after N days (default: never)" },
+        ...HTTP_MODE_OPTIONS,
       ],
       notes: ["Example: TOKEN=$(runifold keys create --tenant tenant-acme --scopes mcp,tasks:read | tail -n 1)"],
       async run(parsed, io) {
@@ -52,12 +54,13 @@ registerCommand({
           scopes: parseScopes(option(parsed, "scopes")),
           expiresInDays: intOption(parsed, "expires-in-days", { min: 1, max: 36_500 }),
         };
-        const { keyId, token, scopes, expiresAt } = await withAdmin(io, async (ctx) =>
-          createKey(ctx, { ...request, tenantId: (await requireTenant(ctx.sql, slug)).id }),
-        );
+        const http = adminHttp(parsed, io);
+        const { keyId, token, scopes, expiresAt } = http
+          ? await http.request<CreatedKey>("POST", `tenants/${seg(slug)}/keys`, request)
+          : await withAdmin(io, async (ctx) => createKey(ctx, { ...request, tenantId: (await requireTenant(ctx.sql, slug)).id }));
         print(
           io.stdout,
-          `Created key ${keyId} for ${slug} (scopes: ${scopes.join(",")}; expires: ${expiresAt ? expiresAt.toISOString() : "never"}). Token (shown once):`,
+          `Created key ${keyId} for ${slug} (scopes: ${scopes.join(",")}; expires: ${expiresAt ? isoOrDash(expiresAt) : "never"}). Token (shown once):`,
         );
         print(io.stdout, token);
         return EXIT.completed;
@@ -67,12 +70,14 @@ registerCommand({
       name: "list",
       args: "",
       summary: "List a tenant's keys (never their secrets)",
-      options: [TENANT, JSON_FLAG],
+      options: [TENANT, JSON_FLAG, ...HTTP_MODE_OPTIONS],
       async run(parsed, io) {
         positionals(parsed, []);
-        const keys = await withDatabase(io, async (sql) =>
-          listApiKeys(sql, (await requireTenant(sql, requiredOption(parsed, "tenant"))).id),
-        );
+        const slug = requiredOption(parsed, "tenant");
+        const http = adminHttp(parsed, io);
+        const keys = http
+          ? await allPages<Omit<ApiKeyRow, "secret_sha256">>(http, `tenants/${seg(slug)}/keys`, "keys")
+          : await withDatabase(io, async (sql) => listApiKeys(sql, (await requireTenant(sql, slug)).id));
         if (parsed.flags.has("json")) printJson(io, keys);
         else {
           printTable(
@@ -96,10 +101,23 @@ registerCommand({
       name: "revoke",
       args: "<keyId>",
       summary: "Revoke a key (takes effect on its next request)",
-      options: [JSON_FLAG],
+      options: [
+        { name: "tenant", value: "slug", description: "The key's tenant (required in HTTP mode)" },
+        JSON_FLAG,
+        ...HTTP_MODE_OPTIONS,
+      ],
       async run(parsed, io) {
         const [keyId] = positionals(parsed, ["keyId"]) as [string];
-        await withAdmin(io, (ctx) => revokeKeyAsAdmin(ctx, { keyId }));
+        const http = adminHttp(parsed, io);
+        if (http) await http.request("DELETE", `tenants/${seg(requiredOption(parsed, "tenant"))}/keys/${seg(keyId)}`);
+        else {
+          const slug = option(parsed, "tenant");
+          await withAdmin(io, async (ctx) =>
+            slug
+              ? revokeKey(ctx, { keyId, tenantId: (await requireTenant(ctx.sql, slug)).id })
+              : revokeKeyAsAdmin(ctx, { keyId }),
+          );
+        }
         if (parsed.flags.has("json")) printJson(io, { keyId, revoked: true });
         else print(io.stdout, `Revoked key ${keyId}`);
         return EXIT.completed;

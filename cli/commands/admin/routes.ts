@@ -10,11 +10,13 @@ import {
   describeSchedule,
   disableRoute,
   listPublishedDefinitions,
+  type SavedRoute,
   saveRoute,
   setRouteSchedule,
   UnpublishedWorkflowError,
 } from "../../../lib/admin";
-import { CliError, intOption, option, parseJsonOption, positionals, requiredOption } from "../../args";
+import { type AdminHttp, adminHttp, allPages, HTTP_MODE_OPTIONS, seg } from "../../admin-http";
+import { CliError, intOption, option, type Parsed, parseJsonOption, positionals, requiredOption } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { isoOrDash, print, printJson, printTable } from "../../output";
@@ -27,6 +29,22 @@ const JSON_FLAG = { name: "json", description: "Machine-readable output (one JSO
 function describeRoute(route: RouteRow): string {
   const state = route.disabled_at ? "disabled" : `task support ${route.task_support}`;
   return `${route.tool_name} → ${route.workflow_name}@${route.workflow_version} (revision ${route.revision}, ${state})`;
+}
+
+/** `routes list` over the admin API: the named tenant's routes, or those of every tenant the token's operator sees. */
+async function routesOverHttp(http: AdminHttp, parsed: Parsed): Promise<(RouteRow & { tenant_slug: string })[]> {
+  const slug = option(parsed, "tenant");
+  const slugs = slug ? [slug] : (await allPages<{ slug: string }>(http, "tenants", "tenants")).map((tenant) => tenant.slug);
+  const query = parsed.flags.has("all-revisions") ? { allRevisions: "true" } : {};
+  const rows: (RouteRow & { tenant_slug: string })[] = [];
+  for (const tenant of slugs)
+    rows.push(
+      ...(await allPages<RouteRow>(http, `tenants/${seg(tenant)}/routes`, "routes", query)).map((row) => ({
+        ...row,
+        tenant_slug: tenant,
+      })),
+    );
+  return rows;
 }
 
 registerCommand({
@@ -58,6 +76,7 @@ registerCommand({
           description: 'Bind a version no worker has published (input schema {"type":"object"})',
         },
         JSON_FLAG,
+        ...HTTP_MODE_OPTIONS,
       ],
       notes: [
         "The input schema comes from --input-schema, else from the definition a worker published for that exact version (see `definitions list`); an unpublished version is refused unless --allow-unpublished (then any object is accepted, with a warning).",
@@ -79,22 +98,25 @@ registerCommand({
           inputSchema: schema === undefined ? undefined : (parseJsonOption(schema, "--input-schema") as Record<string, unknown>),
           allowUnpublished: parsed.flags.has("allow-unpublished"),
         };
-        const { route, inputSchemaFrom, servedBy } = await withAdmin(io, async (ctx) => {
-          const tenantId = (await requireTenant(ctx.sql, slug)).id;
-          const saved = await saveRoute(
-            { ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) },
-            { ...request, tenantId },
-          ).catch((error: unknown) => {
-            if (error instanceof UnpublishedWorkflowError)
-              throw new CliError(
-                `No worker has published ${error.workflowKey} (see \`runifold definitions list\`); pass --allow-unpublished to bind it anyway.`,
-              );
-            throw error;
-          });
-          const key = `${request.workflowName}@${request.workflowVersion}`;
-          const served = (await listPublishedDefinitions(ctx)).find((d) => d.key === key)?.servedBy ?? 0;
-          return { ...saved, servedBy: served };
-        });
+        const http = adminHttp(parsed, io);
+        const { route, inputSchemaFrom, servedBy } = http
+          ? await http.request<SavedRoute & { servedBy: number }>("POST", `tenants/${seg(slug)}/routes`, request)
+          : await withAdmin(io, async (ctx) => {
+              const tenantId = (await requireTenant(ctx.sql, slug)).id;
+              const saved = await saveRoute(
+                { ...ctx, resolveDefinition: definitionsFromStore(ctx.sql) },
+                { ...request, tenantId },
+              ).catch((error: unknown) => {
+                if (error instanceof UnpublishedWorkflowError)
+                  throw new CliError(
+                    `No worker has published ${error.workflowKey} (see \`runifold definitions list\`); pass --allow-unpublished to bind it anyway.`,
+                  );
+                throw error;
+              });
+              const key = `${request.workflowName}@${request.workflowVersion}`;
+              const served = (await listPublishedDefinitions(ctx)).find((d) => d.key === key)?.servedBy ?? 0;
+              return { ...saved, servedBy: served };
+            });
         if (inputSchemaFrom !== "unpublished" && servedBy === 0) {
           io.stderr.write(
             `note: no online worker serves ${request.workflowName}@${request.workflowVersion} now; calls wait as tasks until one does\n`,
@@ -118,13 +140,17 @@ registerCommand({
         { name: "tenant", value: "slug", description: "Only this tenant's routes" },
         { name: "all-revisions", description: "Every revision, newest first" },
         JSON_FLAG,
+        ...HTTP_MODE_OPTIONS,
       ],
       async run(parsed, io) {
         positionals(parsed, []);
-        const rows = await withDatabase(io, async (sql) => {
-          const slug = option(parsed, "tenant");
-          return listRouteRevisions(sql, slug ? (await requireTenant(sql, slug)).id : undefined);
-        });
+        const http = adminHttp(parsed, io);
+        const rows = http
+          ? await routesOverHttp(http, parsed)
+          : await withDatabase(io, async (sql) => {
+              const slug = option(parsed, "tenant");
+              return listRouteRevisions(sql, slug ? (await requireTenant(sql, slug)).id : undefined);
+            });
         const seen = new Set<string>();
         const shown = parsed.flags.has("all-revisions")
           ? rows

@@ -1,4 +1,5 @@
-import { readRunHistory } from "@runifold/sdk";
+import { type RunHistory, readRunHistory } from "@runifold/sdk";
+import { adminHttp, HTTP_MODE_OPTIONS, seg } from "../../admin-http";
 import { CliError, option, positionals } from "../../args";
 import { clientKey } from "../../connect";
 import { withDatabase } from "../../db";
@@ -21,11 +22,12 @@ export const historyVerb: Verb = {
   name: "history",
   args: "<id>",
   summary:
-    "Export a task's history: its steps, timers, signals, answers and recorded values in order (store command: DATABASE_URL)",
+    "Export a task's history: its steps, timers, signals, answers and recorded values in order (store command: DATABASE_URL; or HTTP mode)",
   options: [
     { name: "tenant", value: "slug", description: "Only look for the task in this tenant" },
     { name: "key", value: "KEY", description: "Only look in this API key's tenant (default: $RUNIFOLD_KEY)" },
     { name: "json", description: "The whole history as one JSON document (what replayHistory reads)" },
+    ...HTTP_MODE_OPTIONS,
   ],
   notes: [
     "Values are the workflow's own data (step outputs, answers): treat an export like the run itself.",
@@ -35,10 +37,13 @@ export const historyVerb: Verb = {
     const [id] = positionals(parsed, ["id"]) as [string];
     const slug = option(parsed, "tenant");
     const key = clientKey(parsed, io);
-    const history = await withDatabase(io, async (sql) => {
-      const tenantIds = await taskScope(sql, { key, slug });
-      return tenantIds?.length === 0 ? undefined : readRunHistory(sql, { runId: id, tenantIds });
-    });
+    const http = adminHttp(parsed, io);
+    const history = http
+      ? await http.request<RunHistory>("GET", `tasks/${seg(id)}/history`)
+      : await withDatabase(io, async (sql) => {
+          const tenantIds = await taskScope(sql, { key, slug });
+          return tenantIds?.length === 0 ? undefined : readRunHistory(sql, { runId: id, tenantIds });
+        });
     if (!history) throw new CliError(`No task ${id}${slug ? ` in tenant ${slug}` : ""}`);
     if (parsed.flags.has("json")) {
       printJson(io, history);

@@ -1,6 +1,7 @@
 import type { TenantRow } from "../../../db/queries/tenants";
 import { listTenants } from "../../../db/queries/tenants";
 import { createTenant, setTenantDisabled, setTenantHandleTools, setTenantMaxConcurrentRuns } from "../../../lib/admin";
+import { adminHttp, allPages, HTTP_MODE_OPTIONS } from "../../admin-http";
 import { option, positionals, UsageError } from "../../args";
 import { requireTenant, withAdmin, withDatabase } from "../../db";
 import { EXIT } from "../../exit-codes";
@@ -29,11 +30,14 @@ registerCommand({
     {
       name: "list",
       args: "",
-      summary: "List tenants",
-      options: [JSON_FLAG],
+      summary: "List tenants (HTTP mode: those the token's operator sees)",
+      options: [JSON_FLAG, ...HTTP_MODE_OPTIONS],
       async run(parsed, io) {
         positionals(parsed, []);
-        const tenants = await withDatabase(io, (sql) => listTenants(sql));
+        const http = adminHttp(parsed, io);
+        const tenants = http
+          ? await allPages<TenantRow>(http, "tenants", "tenants")
+          : await withDatabase(io, (sql) => listTenants(sql));
         if (parsed.flags.has("json")) printJson(io, tenants);
         else {
           printTable(

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { type OpenApproval, verifyReceipt } from "@runifold/sdk";
 import { rotateApprovalKey } from "../../../lib/admin";
+import { TOKEN_OPTION, tokenOf } from "../../admin-http";
 import { CliError, option, type Parsed, parseJsonOption, positionals, UsageError } from "../../args";
 import { CLIENT_OPTIONS, clientKey, DEFAULT_URL } from "../../connect";
 import { withAdmin } from "../../db";
@@ -13,9 +14,20 @@ import { type CliIo, registerCommand } from "../registry";
  * MCP URL (same origin), as the person behind the credential; `verify` checks a receipt offline
  * against a JWKS file or URL and exits 0 only for a valid receipt.
  */
-const HTTP_OPTIONS = CLIENT_OPTIONS.filter((spec) => spec.name !== "era").map((spec) =>
-  spec.name === "url" ? { ...spec, description: `${spec.description}; approvals go to its origin` } : spec,
-);
+const HTTP_OPTIONS = [
+  ...CLIENT_OPTIONS.filter((spec) => spec.name !== "era").map((spec) =>
+    spec.name === "url" ? { ...spec, description: `${spec.description}; approvals go to its origin` } : spec,
+  ),
+  {
+    ...TOKEN_OPTION,
+    description: "An operator API token rfo_… with approvals:decide (default $RUNIFOLD_TOKEN); wins over --key",
+  },
+];
+
+/** The credential: an operator API token (every tenant its operator sees) before a tenant's API key or OAuth token. */
+function credentialOf(parsed: Parsed, io: CliIo): string | undefined {
+  return tokenOf(parsed, io) ?? clientKey(parsed, io);
+}
 
 function originOf(parsed: Parsed, io: CliIo): string {
   const mcpUrl = option(parsed, "url") ?? (io.env.RUNIFOLD_URL || DEFAULT_URL);
@@ -39,7 +51,7 @@ async function call(url: URL, init: RequestInit, io: CliIo): Promise<Response> {
 async function refusal(response: Response): Promise<CliError> {
   const body = (await response.json().catch(() => ({}))) as { message?: unknown };
   const message = typeof body.message === "string" ? body.message : "Unexpected answer";
-  const hint = response.status === 401 ? " (pass --key or set RUNIFOLD_KEY)" : "";
+  const hint = response.status === 401 ? " (pass --token or --key, or set RUNIFOLD_TOKEN or RUNIFOLD_KEY)" : "";
   return new CliError(response.status === 404 ? message : `${message} (HTTP ${response.status})${hint}`);
 }
 
@@ -86,7 +98,7 @@ registerCommand({
       async run(parsed, io) {
         positionals(parsed, []);
         const url = new URL(`/api/v1/approvals${parsed.flags.has("all") ? "?all=true" : ""}`, originOf(parsed, io));
-        const key = clientKey(parsed, io);
+        const key = credentialOf(parsed, io);
         const response = await call(url, { headers: key ? { authorization: `Bearer ${key}` } : {} }, io);
         if (response.status !== 200) throw await refusal(response);
         const { approvals } = (await response.json()) as { approvals: OpenApproval[] };
@@ -127,7 +139,7 @@ registerCommand({
           `/api/v1/approvals/${encodeURIComponent(taskId)}/${encodeURIComponent(key)}/decisions`,
           originOf(parsed, io),
         );
-        const token = clientKey(parsed, io);
+        const token = credentialOf(parsed, io);
         const response = await call(
           url,
           {

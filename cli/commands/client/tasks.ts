@@ -1,4 +1,5 @@
 import type { InputResponse } from "@runifold/client";
+import { type AdminHttp, adminHttp, seg, TOKEN_OPTION } from "../../admin-http";
 import { CliError, intOption, positionals, UsageError } from "../../args";
 import { CLIENT_OPTIONS, connectClient } from "../../connect";
 import { EXIT, exitCodeOfTask } from "../../exit-codes";
@@ -6,25 +7,30 @@ import { INPUT_OPTION, inputHandler, parseInputs, toInputResponse } from "../../
 import { print, printJson } from "../../output";
 import { printTask, progressPrinter, reportOutcome, statusLine } from "../../render";
 import { historyVerb } from "../admin/task-history";
+import { listVerb } from "../admin/task-list";
 import { rerunVerb } from "../admin/task-rerun";
-import { registerCommand } from "../registry";
+import { type CliIo, registerCommand } from "../registry";
 import { DEADLINE_OPTION } from "./call";
 import { diagnoseIfPossible } from "./diagnosis";
 import { signalVerb } from "./signal";
 
 registerCommand({
   name: "tasks",
-  summary: "Follow, answer, cancel, signal, rerun and export the history of tasks",
+  summary: "List, follow, answer, cancel, signal, rerun and export the history of tasks",
   section: "client",
   verbs: [
+    listVerb,
     {
       name: "get",
       args: "<id>",
       summary:
         "Show a task and, where the store is reachable, why it is where it is (exit code: its outcome when terminal, 0 while active)",
-      options: CLIENT_OPTIONS,
+      options: [...CLIENT_OPTIONS, TOKEN_OPTION],
+      notes: ["With --token (an operator API token): the task of any tenant the token's operator sees, from the admin API."],
       async run(parsed, io) {
         const [id] = positionals(parsed, ["id"]) as [string];
+        const http = adminHttp(parsed, io);
+        if (http) return getOverHttp(http, id, parsed.flags.has("json"), io);
         const task = await (await connectClient(parsed, io)).getTask(id, io.signal);
         const diagnosis = await diagnoseIfPossible(parsed, io, id);
         if (parsed.flags.has("json")) printJson(io, diagnosis ? { ...task, diagnosis } : task);
@@ -61,9 +67,18 @@ registerCommand({
       name: "cancel",
       args: "<id>",
       summary: "Request cancellation (cooperative; a terminal task is left as it is)",
-      options: CLIENT_OPTIONS,
+      options: [...CLIENT_OPTIONS, TOKEN_OPTION],
+      notes: ["With --token (an operator API token): any task the token's operator sees, through the admin API (audited)."],
       async run(parsed, io) {
         const [id] = positionals(parsed, ["id"]) as [string];
+        const http = adminHttp(parsed, io);
+        if (http) {
+          const { outcome } = await http.request<{ outcome: string }>("POST", `tasks/${seg(id)}/cancel`);
+          if (parsed.flags.has("json")) printJson(io, { taskId: id, outcome });
+          else
+            print(io.stdout, outcome === "cancelled" ? `Cancellation requested for task ${id}` : `Task ${id} had already ended`);
+          return EXIT.completed;
+        }
         const client = await connectClient(parsed, io);
         await client.cancelTask(id, io.signal);
         const task = await client.getTask(id, io.signal);
@@ -121,3 +136,24 @@ registerCommand({
     historyVerb,
   ],
 });
+
+/** `tasks get` in HTTP mode: GET /api/v1/admin/tasks/{id}; the exit code is the outcome's, as over MCP. */
+async function getOverHttp(http: AdminHttp, id: string, json: boolean, io: CliIo): Promise<number> {
+  const task = await http.request<{
+    taskId: string;
+    tenant: string;
+    workflow: string;
+    status: string;
+    statusMessage: string | null;
+    outcome: { result?: { isError?: boolean } } | null;
+  }>("GET", `tasks/${seg(id)}`);
+  if (json) printJson(io, task);
+  else {
+    print(io.stdout, `task ${task.taskId} (${task.tenant}, ${task.workflow}): ${task.status}`);
+    if (task.statusMessage) print(io.stdout, task.statusMessage);
+  }
+  if (task.status === "completed") return task.outcome?.result?.isError ? EXIT.toolError : EXIT.completed;
+  if (task.status === "failed") return EXIT.failed;
+  if (task.status === "cancelled") return EXIT.cancelled;
+  return EXIT.completed;
+}
