@@ -17,6 +17,7 @@ COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/client/package.json packages/client/
 COPY packages/store/package.json packages/store/
+COPY packages/server/package.json packages/server/
 RUN npm ci --ignore-scripts
 
 # next build writes .next/standalone (next.config.ts); assemble.ts adds the static assets, the

@@ -6,9 +6,10 @@ import path from "node:path";
 import { type EmbeddedPostgres, resolveDataRoot } from "@runifold/store/embedded";
 import { readEnv } from "../lib/env";
 import { buildState } from "./lib/build-freshness";
-import { killAllNow, runCommand, stopChildren, trackedChildren } from "./lib/children";
+import { runCommand, stopChildren, trackedChildren } from "./lib/children";
 import { credentialLines, presentCredentials } from "./lib/first-run-credentials";
 import { publishRepoDevFile } from "./lib/repo-dev-file";
+import { handleShutdown } from "./lib/shutdown";
 import { localOrigin, prepareDatabase, type SeedResult, Supervisor, stopPostgres } from "./lib/stack";
 import { clearSupervisorState, loadOrCreateSecret, stopOrphans, writeSupervisorState } from "./lib/supervisor-state";
 
@@ -26,44 +27,20 @@ const dataRoot = resolveDataRoot(env, root);
 
 let embedded: EmbeddedPostgres | undefined;
 let supervisor: Supervisor | undefined;
-let signals = 0;
-let shuttingDown: Promise<void> | undefined;
 
-function shutdown(code: number): Promise<void> {
-  shuttingDown ??= (async () => {
-    log("stopping…");
+const { shutdown, signals } = handleShutdown({
+  log,
+  async graceful() {
     await supervisor?.stop(15_000);
     await stopChildren(trackedChildren(), 5_000); // e.g. a build still running
     await stopPostgres(embedded);
     clearSupervisorState(dataRoot);
-    log("stopped");
-    process.exit(code);
-  })();
-  return shuttingDown;
-}
-
-async function killFast() {
-  log("second signal: killing everything now");
-  killAllNow();
-  await stopPostgres(embedded, true);
-  clearSupervisorState(dataRoot);
-  process.exit(130);
-}
-
-for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(sig, () => {
-    signals += 1;
-    if (signals === 1) void shutdown(0);
-    else void killFast();
-  });
-}
-process.on("uncaughtException", (error) => {
-  process.stderr.write(`[runifold] fatal: ${error.stack ?? error.message}\n`);
-  killAllNow();
-  if (embedded) void stopPostgres(embedded, true).finally(() => process.exit(1));
-  else process.exit(1);
+  },
+  async fast() {
+    await stopPostgres(embedded, true);
+    clearSupervisorState(dataRoot);
+  },
 });
-process.on("exit", () => killAllNow()); // last resort: never leave a child behind
 
 async function main() {
   await stopOrphans(dataRoot, log);
@@ -78,7 +55,7 @@ async function main() {
     const code = await runCommand(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
       cwd: root,
     });
-    if (signals > 0) return;
+    if (signals() > 0) return;
     if (code !== 0) throw new Error(`next build failed (exit ${code})`);
   }
 
@@ -97,7 +74,7 @@ async function main() {
     runtimeLogins: !env.DATABASE_URL,
   });
   if (db.applied.length > 0) log(`applied migrations: ${db.applied.join(", ")}`);
-  if (signals > 0) return;
+  if (signals() > 0) return;
 
   const origin = localOrigin(env.HOST, env.PORT);
   const childEnv: NodeJS.ProcessEnv = {
@@ -127,7 +104,7 @@ async function main() {
   refresh.unref();
 
   await stack.waitHealthy(120_000);
-  if (signals > 0) return;
+  if (signals() > 0) return;
   // The dev loop in the checkout: `runifold-worker --workflows <file> --dev` finds this store.
   await publishRepoDevFile({
     root,

@@ -10,69 +10,17 @@
 // <worker>: a project with @runifold/sdk installed from its packed tarball (npm pack, or the one
 //           given), zod, and the demo workflows bundled to workflows/index.js.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { build } from "esbuild";
+import { assembleWeb, bundle, ROOT } from "./web-dir";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const log = (line: string) => process.stdout.write(`[assemble] ${line}\n`);
-
-// postgres.js stays a package (the standalone trace ships it); everything else is bundled. Bundled
-// CommonJS (pino, zod's helpers) needs a `require` in an ES module.
-const REQUIRE_BANNER =
-  "import { createRequire as __rfCreateRequire } from 'node:module'; const require = __rfCreateRequire(import.meta.url);";
-
-/** One entry point as one ES module for Node 20: what runs in the image without tsx or the repository. */
-async function bundle(entry: string, outfile: string, external: string[]): Promise<void> {
-  await build({
-    entryPoints: [path.join(ROOT, entry)],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external,
-    banner: { js: REQUIRE_BANNER },
-    tsconfig: path.join(ROOT, "tsconfig.json"),
-    logLevel: "warning",
-    legalComments: "none",
-  });
-}
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.status}`);
   return result.stdout;
-}
-
-async function assembleWeb(out: string): Promise<void> {
-  const standalone = path.join(ROOT, ".next", "standalone");
-  if (!existsSync(path.join(standalone, "server.js")))
-    throw new Error(
-      `no ${path.relative(ROOT, standalone)}/server.js: run \`next build\` first (next.config.ts has output: "standalone")`,
-    );
-  rmSync(out, { recursive: true, force: true });
-  // verbatimSymlinks: the trace links packages (.next/node_modules/postgres-<hash> → ../../node_modules/postgres);
-  // resolved, those links would point back into this checkout instead of into the copy.
-  cpSync(standalone, out, { recursive: true, verbatimSymlinks: true });
-  // Next leaves the browser assets out of standalone output: the server serves them from beside itself.
-  cpSync(path.join(ROOT, ".next", "static"), path.join(out, ".next", "static"), { recursive: true });
-  if (existsSync(path.join(ROOT, "public"))) cpSync(path.join(ROOT, "public"), path.join(out, "public"), { recursive: true });
-  // The migrations (@runifold/store's), for migrate.mjs beside them; drizzle-kit's snapshots are a
-  // development aid. The server itself never reads them: /api/health compares the journal inlined at build.
-  rmSync(path.join(out, "db"), { recursive: true, force: true });
-  cpSync(path.join(ROOT, "packages", "store", "migrations"), path.join(out, "db", "migrations"), {
-    recursive: true,
-    filter: (source) => !/_snapshot\.json$/.test(source),
-  });
-  // Sources the trace picked up through dynamic imports; the server never loads a .ts file.
-  rmSync(path.join(out, "packages"), { recursive: true, force: true });
-  await bundle("scripts/deploy/web-start.ts", path.join(out, "start.mjs"), ["postgres", "./server.js"]);
-  await bundle("scripts/migrate.ts", path.join(out, "migrate.mjs"), ["postgres"]);
-  await bundle("cli/main.ts", path.join(out, "runifold.mjs"), ["postgres"]);
-  log(`web: ${out} (node start.mjs | node migrate.mjs | node runifold.mjs)`);
 }
 
 async function assembleWorker(out: string, sdkTarball?: string): Promise<void> {
@@ -119,7 +67,11 @@ async function main() {
   });
   if (!values.web && !values.worker)
     throw new Error("usage: assemble.ts --web <dir> [--worker <dir>] [--sdk-tarball <file.tgz>]");
-  if (values.web) await assembleWeb(path.resolve(values.web));
+  if (values.web) {
+    const out = path.resolve(values.web);
+    await assembleWeb(out);
+    log(`web: ${out} (node start.mjs | node migrate.mjs | node runifold.mjs)`);
+  }
   if (values.worker)
     await assembleWorker(path.resolve(values.worker), values["sdk-tarball"] && path.resolve(values["sdk-tarball"]));
 }

@@ -24,10 +24,11 @@ export function presentCredentials(secrets: string[], options: { dataRoot: strin
 export function credentialLines(
   seed: { apiKey?: string; operator?: { email: string; password: string } },
   mcpUrl?: string,
+  keyLabel = "demo API key",
 ): string[] {
   return [
     ...(seed.operator ? [`operator login: ${seed.operator.email} / ${seed.operator.password}`] : []),
-    ...(seed.apiKey ? [`demo API key:   ${seed.apiKey}`] : []),
+    ...(seed.apiKey ? [`${`${keyLabel}:`.padEnd(16)}${seed.apiKey}`] : []),
     ...(seed.apiKey && mcpUrl ? [`for the CLI:    export RUNIFOLD_KEY=${seed.apiKey} RUNIFOLD_URL=${mcpUrl}`] : []),
   ];
 }

@@ -29,8 +29,12 @@ export async function prepareDatabase(options: {
   embeddedName: string;
   log: Log;
   onEmbedded?: (pg: EmbeddedPostgres) => void;
-  /** Default: defaultSeedMode(databaseUrl). */
-  seed?: SeedMode;
+  /** Default: defaultSeedMode(databaseUrl); a function seeds the store its own way (`runifold-server dev`). */
+  seed?: SeedMode | ((sql: ReturnType<typeof createDb>["sql"]) => Promise<SeedResult | undefined>);
+  /** The embedded server's binaries when not under `<projectRoot>/node_modules` (an installed @runifold/server). */
+  nativeDir?: string;
+  /** The migrations to apply when not @runifold/store's own (a bundle ships a copy beside itself). */
+  migrationsDir?: string;
   /** With the demo seed, also the conformance tenant and its fixture tools (the test stacks); `npm start` seeds the showcase only. */
   conformanceFixtures?: boolean;
   /**
@@ -55,20 +59,23 @@ export async function prepareDatabase(options: {
       name: options.embeddedName,
       detached: true,
       log: options.log,
+      nativeDir: options.nativeDir,
     });
     options.onEmbedded?.(embedded);
     url = embedded.url;
   }
   const { sql } = createDb(url, { max: 2, name: "runifold-start" });
   try {
-    const { applied } = await migrate(sql);
+    const { applied } = await migrate(sql, options.migrationsDir);
     const mode = options.seed ?? defaultSeedMode(options.databaseUrl);
     const seed =
-      mode === "demo"
-        ? await seedIfEmpty(sql, options.projectRoot, options.conformanceFixtures === true)
-        : mode === "admin"
-          ? await seedAdmin(sql)
-          : undefined;
+      typeof mode === "function"
+        ? await mode(sql)
+        : mode === "demo"
+          ? await seedIfEmpty(sql, options.projectRoot, options.conformanceFixtures === true)
+          : mode === "admin"
+            ? await seedAdmin(sql)
+            : undefined;
     const runtime = options.runtimeLogins ? await runtimeUrls(sql, url) : undefined;
     return { url, embedded, seed, applied, runtime };
   } finally {
@@ -129,6 +136,11 @@ export type StackOptions = {
   env: NodeJS.ProcessEnv;
   /** The workers' environment when it differs from the web's (their own DATABASE_URL). */
   workerEnv?: NodeJS.ProcessEnv;
+  /**
+   * The web process as node arguments and working directory; default `next start` of the checkout.
+   * `runifold-server` runs the standalone server's start.mjs instead (HOST and PORT in `env`).
+   */
+  web?: { args: string[]; cwd: string };
   log: Log;
 };
 
@@ -164,8 +176,11 @@ export class Supervisor {
 
   private startWeb(attempt: number) {
     const nextBin = path.join(this.options.projectRoot, "node_modules", "next", "dist", "bin", "next");
-    const args = [nextBin, "start", "-H", this.options.host, "-p", String(this.options.port)];
-    const child = spawnNode("web", args, this.options.env, this.options.projectRoot);
+    const { args, cwd } = this.options.web ?? {
+      args: [nextBin, "start", "-H", this.options.host, "-p", String(this.options.port)],
+      cwd: this.options.projectRoot,
+    };
+    const child = spawnNode("web", args, this.options.env, cwd);
     this.web = child;
     this.supervise(child, "web", attempt, (next) => {
       if (!this.webWasHealthy) return this.fatal?.(new Error("the web process exited before it became ready"));

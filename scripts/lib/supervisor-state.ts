@@ -31,7 +31,9 @@ export async function stopOrphans(dataRoot: string, log: (line: string) => void)
     return;
   }
   if (isAlive(state.pid) && state.pid !== process.pid) {
-    throw new Error(`another npm start (pid ${state.pid}) is using ${dataRoot}; stop it first`);
+    throw new Error(
+      `another Runifold server (npm start or runifold-server dev, pid ${state.pid}) is using ${dataRoot}; stop it first`,
+    );
   }
   const orphans = [state.web, ...state.workers].filter((pid): pid is number => !!pid && isAlive(pid) && ours(pid));
   for (const pid of orphans) {

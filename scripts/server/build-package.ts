@@ -1,0 +1,62 @@
+// Builds @runifold/server's dist/ from this checkout's production build (its `prepack` and `build`):
+//   dist/app  the web deployable, the same as the web image's (scripts/deploy/web-dir.ts): Next's
+//             standalone server, .next/static, public/, the migrations and start.mjs
+//   dist/bin  runifold-server.mjs, scripts/server/main.ts bundled with everything it imports
+// `next build` must have run (`npm run build`); a build older than the sources is packed with a warning.
+import { chmodSync, cpSync, lstatSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
+import { assembleWeb, bundle, ROOT } from "../deploy/web-dir";
+import { buildState } from "../lib/build-freshness";
+
+const PACKAGE = path.join(ROOT, "packages", "server");
+const log = (line: string) => process.stdout.write(`[@runifold/server] ${line}\n`);
+
+/**
+ * npm pack leaves symbolic links out of a tarball, and the standalone trace links the packages it
+ * keeps external (.next/node_modules/postgres-<hash> → ../../node_modules/postgres): each link inside
+ * the directory becomes a copy of what it points at.
+ */
+function replaceLinks(dir: string, root = dir): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isSymbolicLink()) {
+      const target = path.resolve(dir, readlinkSync(file));
+      if (!target.startsWith(root + path.sep)) throw new Error(`${file} links outside the package (${target})`);
+      rmSync(file);
+      cpSync(target, file, { recursive: true, dereference: true });
+    } else if (entry.isDirectory()) replaceLinks(file, root);
+  }
+}
+
+function size(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+    const file = path.join(dir, entry.name);
+    return sum + (entry.isDirectory() ? size(file) : lstatSync(file).size);
+  }, 0);
+}
+
+async function main() {
+  const state = buildState(ROOT);
+  if (state.kind === "stale") log(`warning: ${state.changed} changed after the last next build; packing that older build`);
+  const dist = path.join(PACKAGE, "dist");
+  rmSync(dist, { recursive: true, force: true });
+  const app = path.join(dist, "app");
+  await assembleWeb(app);
+  // The bin migrates and seeds itself; the image's separate job and admin CLI are not this package's.
+  // sharp (and its @img binaries) is what the trace keeps for next/image, which the console never
+  // uses, and is built for this machine's platform alone; bench/ is a source file the trace picked up.
+  for (const file of ["migrate.mjs", "runifold.mjs", "bench", "node_modules/sharp", "node_modules/@img"])
+    rmSync(path.join(app, file), { recursive: true, force: true });
+  replaceLinks(app);
+  const bin = path.join(dist, "bin", "runifold-server.mjs");
+  await bundle("scripts/server/main.ts", bin, [], "#!/usr/bin/env node\n");
+  chmodSync(bin, 0o755);
+  log(
+    `dist: ${(size(dist) / 1e6).toFixed(1)} MB (server.js ${statSync(path.join(app, "server.js")).isFile() ? "present" : "missing"})`,
+  );
+}
+
+main().catch((error) => {
+  process.stderr.write(`@runifold/server build: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
