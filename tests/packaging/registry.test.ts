@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tarballName } from "../../scripts/release/publish";
 import { publishOrder, workspacePackages } from "../../scripts/release/workspace";
+import { requireStandaloneBuild } from "../deploy/support";
 import { ROOT } from "../helpers/processes";
 import { outsideEnv, run, withPackLock } from "./projects";
 import { startVerdaccio, type Verdaccio } from "./verdaccio";
@@ -13,7 +14,8 @@ import { startVerdaccio, type Verdaccio } from "./verdaccio";
 // publishable workspace package (packages/*, not private) to a real registry on loopback (Verdaccio,
 // which has @runifold/* only from that publish and proxies everything else upstream), with a token
 // for a user created through the registry's adduser API; then an empty project runs
-// `npm install @runifold/sdk @runifold/client` by name against it, and uses what it got.
+// `npm install @runifold/sdk @runifold/client` by name against it, and uses what it got. Publishing
+// packs every package (@runifold/server from this checkout's production build: `npm run build` first).
 
 const PUBLISHABLE = publishOrder(workspacePackages(ROOT)).map((pkg) => pkg.manifest);
 const PUBLISHED_BY_TEST = ["@runifold/sdk", "@runifold/client"];
@@ -43,11 +45,13 @@ function release(args: string[]) {
   return run(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/release.ts", ...args], {
     cwd: ROOT,
     env: outsideEnv({ npm_config_userconfig: publisherConfig, npm_config_loglevel: "warn" }),
-    timeoutMs: 300_000,
+    timeoutMs: 540_000,
   });
 }
 
 beforeAll(async () => {
+  // @runifold/server is packed from this checkout's production build: without one, say so first.
+  if (PUBLISHABLE.some((manifest) => manifest.name === "@runifold/server")) requireStandaloneBuild();
   scratch = mkdtempSync(path.join(os.tmpdir(), "runifold-registry-"));
   // Verdaccio proxies to whatever registry npm is configured with here (CI's and a developer's alike).
   const upstream = (await run("npm", ["config", "get", "registry"], { cwd: scratch })).stdout.trim();

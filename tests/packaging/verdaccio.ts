@@ -33,6 +33,8 @@ export async function startVerdaccio(dir: string, upstream: string): Promise<Ver
     JSON.stringify(
       {
         storage: path.join(dir, "storage"),
+        // @runifold/server's tarball holds a built Next server (over 10 MB, Verdaccio's default bound).
+        max_body_size: "200mb",
         auth: { htpasswd: { file: path.join(dir, "htpasswd"), max_users: 10 } },
         uplinks: { upstream: { url: upstream, timeout: "60s" } },
         packages: {
