@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withSection } from "./changelog";
-import { tarballName } from "./publish";
+import { provenanceAvailable, publish, tarballName } from "./publish";
 import { bumpVersions } from "./version";
 import { movedRange, nextVersion, rewriteManifest } from "./versions";
 import { publishOrder, workspacePackages } from "./workspace";
@@ -112,6 +112,28 @@ describe("release packages", () => {
   it("refuses packages whose versions drifted apart", () => {
     const root = repository({ a: { name: "@x/a", version: "0.1.0" }, b: { name: "@x/b", version: "0.2.0" } });
     expect(() => bumpVersions({ root, target: "patch", date: new Date(), log: () => {} })).toThrow(/share one version/);
+  });
+});
+
+describe("release publish", () => {
+  const options = (root: string) => ({ root, out: path.join(root, "out"), dryRun: true, packOnly: false, log: () => {} });
+
+  it("refuses, before packing anything, a tag that is not the packages' version", () => {
+    const root = repository({ a: { name: "@x/a", version: "0.2.0" } });
+    expect(() => publish({ ...options(root), provenance: false, expectVersion: "0.2.1" })).toThrow(
+      /packages are at 0.2.0, but this release is 0.2.1/,
+    );
+  });
+
+  it("refuses provenance for a package without a repository field (the registry would reject it)", () => {
+    const root = repository({ a: { name: "@x/a", version: "0.2.0" } });
+    expect(() => publish({ ...options(root), provenance: true })).toThrow(/"repository" field .* @x\/a/);
+  });
+
+  it("turns provenance on by default only in GitHub Actions with an id-token", () => {
+    expect(provenanceAvailable({ GITHUB_ACTIONS: "true", ACTIONS_ID_TOKEN_REQUEST_URL: "https://token" })).toBe(true);
+    expect(provenanceAvailable({ GITHUB_ACTIONS: "true" })).toBe(false);
+    expect(provenanceAvailable({ CI: "true" })).toBe(false);
   });
 });
 
