@@ -31,7 +31,7 @@ export type PublishOptions = {
 export type Published = { name: string; version: string; tarball: string; outcome: "published" | "skipped" | "packed" };
 
 /** Provenance by default exactly where npm can make it: GitHub Actions with an OIDC token request URL. */
-export function provenanceAvailable(env: NodeJS.ProcessEnv): boolean {
+export function provenanceAvailable(env: Record<string, string | undefined>): boolean {
   return env.GITHUB_ACTIONS === "true" && Boolean(env.ACTIONS_ID_TOKEN_REQUEST_URL);
 }
 
