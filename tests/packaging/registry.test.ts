@@ -153,4 +153,34 @@ describe("install by name from a registry", () => {
     const help = await run(path.join(project, "node_modules/.bin/runifold-worker"), ["--help"], { cwd: project, env });
     expect(help.stdout).toContain("Usage: runifold-worker --workflows <module>");
   }, 600_000);
+  it("installs every published package by name together, and each of their bins answers --help", async () => {
+    const project = path.join(scratch, "everything");
+    mkdirSync(project);
+    writeFileSync(
+      path.join(project, "package.json"),
+      `${JSON.stringify({ name: "everything", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+    );
+    const env = outsideEnv({ npm_config_userconfig: npmrc(path.join(scratch, "everything.npmrc"), []) });
+    const names = PUBLISHABLE.map((manifest) => manifest.name);
+    await timed("install all", () =>
+      run("npm", ["install", ...names, "--registry", registry.url, "--loglevel", "warn"], {
+        cwd: project,
+        env,
+        timeoutMs: 300_000,
+      }),
+    );
+    const bins: string[] = [];
+    for (const published of PUBLISHABLE) {
+      const installed = JSON.parse(readFileSync(path.join(project, "node_modules", published.name, "package.json"), "utf8"));
+      expect(installed.version).toBe(published.version);
+      const bin = installed.bin as string | Record<string, string> | undefined;
+      if (typeof bin === "string") bins.push(installed.name.split("/").at(-1));
+      else bins.push(...Object.keys(bin ?? {}));
+    }
+    expect(bins).toContain("runifold-worker");
+    for (const bin of bins) {
+      const help = await run(path.join(project, "node_modules/.bin", bin), ["--help"], { cwd: project, env });
+      expect(help.stdout, bin).toContain(bin);
+    }
+  }, 600_000);
 });
