@@ -28,6 +28,21 @@ function replaceLinks(dir: string, root = dir): void {
   }
 }
 
+/** What a standalone server directory holds; anything else at its top is not read at run time. */
+const SERVER_ENTRIES = new Set(["server.js", "start.mjs", "package.json", ".next", "node_modules", "public", "db"]);
+
+/**
+ * Sources the build's file trace picked up (a filesystem call on a path known only at run time makes
+ * Turbopack trace the whole project): the server never reads them, and a team's install must not
+ * carry this repository. Left out, with a warning, since the web image gets the same trace.
+ */
+function dropStrays(app: string): void {
+  const strays = readdirSync(app).filter((name) => !SERVER_ENTRIES.has(name));
+  if (strays.length === 0) return;
+  log(`warning: the standalone trace holds ${strays.join(", ")}; left out of the package (the server never reads them)`);
+  for (const name of strays) rmSync(path.join(app, name), { recursive: true, force: true });
+}
+
 function size(dir: string): number {
   return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
     const file = path.join(dir, entry.name);
@@ -44,9 +59,10 @@ async function main() {
   await assembleWeb(app);
   // The bin migrates and seeds itself; the image's separate job and admin CLI are not this package's.
   // sharp (and its @img binaries) is what the trace keeps for next/image, which the console never
-  // uses, and is built for this machine's platform alone; bench/ is a source file the trace picked up.
-  for (const file of ["migrate.mjs", "runifold.mjs", "bench", "node_modules/sharp", "node_modules/@img"])
+  // uses, and is built for this machine's platform alone.
+  for (const file of ["migrate.mjs", "runifold.mjs", "node_modules/sharp", "node_modules/@img"])
     rmSync(path.join(app, file), { recursive: true, force: true });
+  dropStrays(app);
   replaceLinks(app);
   const bin = path.join(dist, "bin", "runifold-server.mjs");
   await bundle("scripts/server/main.ts", bin, [], "#!/usr/bin/env node\n");

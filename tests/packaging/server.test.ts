@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -10,7 +9,17 @@ import { emptyDatabase, requireStandaloneBuild } from "../deploy/support";
 import { connectLegacyClient } from "../helpers/legacy-client";
 import { ROOT } from "../helpers/processes";
 import { waitFor } from "../helpers/wait-for";
-import { outsideEnv, run, stopGroup, tarEntries, withPackLock } from "./projects";
+import { run, tarEntries } from "./projects";
+import {
+  alive,
+  cleanUp,
+  embeddedState,
+  installServerPackage,
+  npxServer,
+  type Server,
+  waitForWelcome,
+  withoutPostgres,
+} from "./server-project";
 
 // @runifold/server as a team gets it (issue 34, DESIGN.md §8): packed with `npm pack -w` (whose
 // prepack copies this checkout's standalone build, static assets and migrations into dist/ and
@@ -22,127 +31,37 @@ import { outsideEnv, run, stopGroup, tarEntries, withPackLock } from "./projects
 const journal = JSON.parse(readFileSync(path.join(ROOT, "packages/store/migrations/meta/_journal.json"), "utf8")) as {
   entries: { tag: string }[];
 };
-/** A bound, not a goal: the tarball held 7.8 MB (33 MB unpacked) when this test was written (Next's server is most of it). */
+/** A bound, not a goal: the tarball held 7.8–9.3 MB (33–39 MB unpacked) while this test was written (Next's server is most of it). */
 const MAX_TARBALL_BYTES = 20 * 1024 * 1024;
 
 let scratch: string;
 let tarball: string;
 let project: string;
-const started: Server[] = [];
 
 beforeAll(async () => {
   requireStandaloneBuild();
   scratch = mkdtempSync(path.join(os.tmpdir(), "runifold-server-pkg-"));
-  const tarballs = path.join(scratch, "tarballs");
-  mkdirSync(tarballs);
-  const packStarted = Date.now();
-  await withPackLock(() =>
-    run("npm", ["pack", "-w", "@runifold/server", "--pack-destination", tarballs], {
-      cwd: ROOT,
-      env: { ...outsideEnv(), npm_config_loglevel: "warn" },
-      timeoutMs: 300_000,
-    }),
-  );
-  const file = readdirSync(tarballs).find((name) => /^runifold-server-.*\.tgz$/.test(name));
-  if (!file) throw new Error(`npm pack made no runifold-server-*.tgz in ${tarballs}`);
-  tarball = path.join(tarballs, file);
-  const installStarted = Date.now();
-  project = path.join(scratch, "team");
-  mkdirSync(project);
-  await run("npm", ["init", "-y"], { cwd: project });
-  await run("npm", ["install", tarball], { cwd: project, timeoutMs: 300_000 });
-  console.info(
-    `@runifold/server: tarball ${(statSync(tarball).size / 1e6).toFixed(1)} MB; pack ${Math.round((installStarted - packStarted) / 1000)} s, install ${Math.round((Date.now() - installStarted) / 1000)} s`,
-  );
+  const installed = await installServerPackage(scratch);
+  ({ tarball, project } = installed);
+  console.info(`@runifold/server: ${installed.timings}`);
 }, 600_000);
 
 afterAll(async () => {
-  for (const server of started) {
-    // SIGTERM lets a dev server stop its PostgreSQL; the bin outlives npx, so wait for the pipes to close.
-    try {
-      process.kill(-(server.child.pid as number), "SIGTERM");
-    } catch {
-      continue; // the whole group is gone
-    }
-    await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-    await stopGroup(server.child, 1_000);
-  }
-  const state = project && existsSync(path.join(devDir(), "pg.embedded.json")) ? embeddedState() : undefined;
-  if (state && alive(state.postmasterPid)) process.kill(state.postmasterPid, "SIGQUIT");
-  // As root, the embedded cluster lives in a relocation root under /var/tmp keyed by this project's path.
-  const dataDir = state?.dataDir;
-  if (dataDir && /^\/var\/tmp\/runifold-[0-9a-f]+\/pg$/.test(dataDir))
-    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  await cleanUp(project);
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** This process's environment minus every way of naming a Postgres server, as in a fresh shell. */
-function withoutPostgres(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = outsideEnv(extra);
-  for (const name of Object.keys(env)) {
-    if (!(name in extra) && (name === "DATABASE_URL" || name.startsWith("PG"))) delete env[name];
-  }
-  return env;
-}
-
-type Server = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-
-/** `npx runifold-server <args>` in the project, leading its own process group (as a terminal's job). */
-function npx(args: string[], env: NodeJS.ProcessEnv): Server {
-  const child = spawn("npx", ["runifold-server", ...args], {
-    cwd: project,
-    env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  // `close`: npx may exit before the bin under it has finished stopping; the bin holds the pipes until it exits.
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-  const server = { child, output: () => output, exited };
-  started.push(server);
-  return server;
-}
-
-async function waitForWelcome(server: Server): Promise<string> {
-  return waitFor(
-    () => {
-      if (server.child.exitCode !== null)
-        throw new Error(`runifold-server exited (${server.child.exitCode}):\n${server.output()}`);
-      return server.output();
-    },
-    (output) => output.includes("Press Ctrl-C to stop."),
-    { describe: "runifold-server dev to print its welcome", timeoutMs: 180_000, everyMs: 250 },
-  );
-}
+const npx = (args: string[], env: NodeJS.ProcessEnv) => npxServer(project, args, env);
+const devDir = () => path.join(project, ".runifold");
 
 /** Ctrl-C as a terminal sends it: to every process of the job (npx, and the bin under it). */
 async function interrupt(server: Server, signal: NodeJS.Signals): Promise<void> {
   process.kill(-(server.child.pid as number), signal);
-  const code = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r("timeout"), 60_000))]);
+  const code = await Promise.race([server.closed, new Promise((r) => setTimeout(() => r("timeout"), 60_000))]);
   expect(code, server.output()).not.toBe("timeout");
   expect(server.output()).toContain("[runifold-server] stopped");
   expect(server.output()).not.toContain("second signal");
 }
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const devDir = () => path.join(project, ".runifold");
-/** The embedded server's state (its data directory moves under /var/tmp when root's postgres user cannot reach the project). */
-const embeddedState = () =>
-  JSON.parse(readFileSync(path.join(devDir(), "pg.embedded.json"), "utf8")) as { postmasterPid: number; dataDir: string };
 
 async function listTools(mcpUrl: string, key: string): Promise<string[]> {
   const { client, close } = await connectLegacyClient(mcpUrl, key, { name: "server-package-test" });
@@ -256,7 +175,7 @@ describe("npx runifold-server dev in an empty project", () => {
       await sql.end({ timeout: 5 });
     }
 
-    const pg = embeddedState();
+    const pg = embeddedState(project);
     first = pg;
     expect(alive(pg.postmasterPid)).toBe(true);
     expect(existsSync(path.join(pg.dataDir, "postmaster.pid"))).toBe(true);
@@ -287,7 +206,7 @@ describe("npx runifold-server dev in an empty project", () => {
     expect(info.apiKey).toBe(key);
     expect(await listTools(info.mcpUrl, key)).toEqual(expect.any(Array));
 
-    const pg = embeddedState();
+    const pg = embeddedState(project);
     expect(pg.dataDir).toBe(first.dataDir);
     await interrupt(server, "SIGTERM");
     expect(alive(pg.postmasterPid)).toBe(false);
@@ -331,7 +250,7 @@ describe("npx runifold-server start", () => {
       expect(server.output()).toContain(`applied ${journal.entries.at(-1)?.tag}`);
       expect(await db.sql`SELECT email FROM operators`).toEqual([{ email: "admin@runifold.local" }]);
       process.kill(-(server.child.pid as number), "SIGTERM");
-      const code = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r("timeout"), 30_000))]);
+      const code = await Promise.race([server.closed, new Promise((r) => setTimeout(() => r("timeout"), 30_000))]);
       expect(code, server.output()).not.toBe("timeout");
     } finally {
       await db.drop();
