@@ -15,6 +15,7 @@ WORKDIR /src
 ENV NEXT_TELEMETRY_DISABLED=1 npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/
+COPY packages/cli/package.json packages/cli/
 COPY packages/client/package.json packages/client/
 COPY packages/store/package.json packages/store/
 COPY packages/server/package.json packages/server/

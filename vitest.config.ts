@@ -19,6 +19,7 @@ export default defineConfig({
       "@runifold/sdk/testing": here("./packages/sdk/src/testing.ts"),
       "@runifold/sdk/states": here("./packages/sdk/src/states.ts"),
       "@runifold/sdk": here("./packages/sdk/src/index.ts"),
+      "@runifold/cli": here("./packages/cli/src/index.ts"),
       "@runifold/client": here("./packages/client/src/index.ts"),
       "@runifold/store/embedded": here("./packages/store/src/embedded/index.ts"),
       "@runifold/store": here("./packages/store/src/index.ts"),

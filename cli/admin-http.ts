@@ -1,3 +1,4 @@
+import { type AdminApi, AdminApiError, allPages as allPagesOf, createAdminApi } from "@runifold/cli";
 import { CliError, type OptionSpec, option, type Parsed, UsageError } from "./args";
 import type { CliIo } from "./commands/registry";
 
@@ -28,7 +29,9 @@ export const HTTP_MODE_OPTIONS: OptionSpec[] = [
 
 export type AdminHttp = {
   origin: string;
-  /** One admin API request; a non-2xx answer becomes a CliError with the server's message. */
+  /** The server's API as @runifold/cli (the installable HTTP-mode CLI) calls it, its refusals as CliErrors. */
+  api: AdminApi;
+  /** One admin API request (`path` under /api/v1/admin/); a non-2xx answer becomes a CliError with the server's message. */
   request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T>;
 };
 
@@ -47,63 +50,40 @@ export function serverOrigin(parsed: Parsed, io: CliIo): string | undefined {
   }
 }
 
-/** The HTTP mode's client when a token is given (a token without a server is a usage error); undefined: database mode. */
+/**
+ * The HTTP mode's client when a token is given (a token without a server is a usage error); undefined:
+ * database mode. The requests are @runifold/cli's (the installable HTTP-mode CLI), one client for both.
+ */
 export function adminHttp(parsed: Parsed, io: CliIo): AdminHttp | undefined {
   const token = tokenOf(parsed, io);
   if (!token) return undefined;
   const origin = serverOrigin(parsed, io);
   if (!origin) throw new UsageError("An operator token needs the server: pass --url or set RUNIFOLD_URL");
-  return {
+  const client = createAdminApi({ url: origin, token, signal: io.signal });
+  const api: AdminApi = {
     origin,
-    async request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
-      const url = new URL(`/api/v1/admin/${path}`, origin);
-      let response: Response;
+    async request(method, path, body, headers) {
       try {
-        response = await fetch(url, {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: "application/json",
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: io.signal,
-        });
+        return await client.request(method, path, body, headers);
       } catch (error) {
-        if (io.signal.aborted) throw error;
-        const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
-        throw new CliError(`Cannot reach ${origin}: ${cause}`);
+        if (!(error instanceof AdminApiError) || io.signal.aborted) throw error;
+        const hint = error.status === 401 ? " (check --token or RUNIFOLD_TOKEN: Account → API tokens in the console)" : "";
+        throw new CliError(`${error.message}${hint}`);
       }
-      const answer = (await response.json().catch(() => undefined)) as { message?: unknown } | undefined;
-      if (response.ok) return answer as T;
-      const message = typeof answer?.message === "string" ? answer.message : `Unexpected answer from ${origin}`;
-      const hint = response.status === 401 ? " (check --token or RUNIFOLD_TOKEN: Account → API tokens in the console)" : "";
-      throw new CliError(response.status === 404 ? message : `${message} (HTTP ${response.status})${hint}`);
     },
   };
+  return { origin, api, request: (method, path, body) => api.request(method, `/api/v1/admin/${path}`, body) };
 }
 
 /** A path segment for the admin API (a slug, a key or task ID): percent-encoded. */
-export function seg(value: string): string {
-  return encodeURIComponent(value);
-}
+export { seg } from "@runifold/cli";
 
-/** Every page of an admin list, following nextCursor. */
-export async function allPages<T>(
+/** Every page of an admin list, following nextCursor (`path` under /api/v1/admin/). */
+export function allPages<T>(
   http: AdminHttp,
   path: string,
   field: string,
   query: Record<string, string | undefined> = {},
 ): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const params = new URLSearchParams(
-      Object.entries({ ...query, limit: "200", cursor }).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    );
-    const page = await http.request<Record<string, unknown>>("GET", `${path}?${params}`);
-    items.push(...((page[field] as T[]) ?? []));
-    cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
-  } while (cursor);
-  return items;
+  return allPagesOf<T>(http.api, path, field, query);
 }

@@ -1,0 +1,2 @@
+export { type AdminApi, AdminApiError, allPages, createAdminApi, seg } from "./admin-api";
+export { runCli } from "./run";
