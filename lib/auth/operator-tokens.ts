@@ -11,7 +11,7 @@ import type { OperatorRole } from "../../db/queries/operators";
 /**
  * What an operator API token may do (docs/security.md "Operator API tokens"), always within its
  * operator's own rights: `admin:read` reads the admin API (tenants, routes, definitions, keys,
- * tasks), `admin:write` changes through it (routes add, keys create/revoke, tasks cancel),
+ * tasks), `admin:write` changes through it (routes add, keys create/revoke, tasks cancel/rerun),
  * `approvals:decide` lists and decides approvals over /api/v1/approvals.
  */
 export const OPERATOR_TOKEN_SCOPES = ["admin:read", "admin:write", "approvals:decide"] as const;

@@ -116,6 +116,10 @@ describe("operator API tokens and the CLI's HTTP mode", { timeout: 300_000 }, ()
     expect(lastJson(history).workflow).toMatchObject({ name: "generate-report", version: 1 });
     const cancelled = await runCli(["tasks", "cancel", acmeTask, "--json"], http(full));
     expect(lastJson(cancelled)).toEqual({ taskId: acmeTask, outcome: "cancelled" });
+    const rerun = await runCli(["tasks", "rerun", acmeTask, "--json"], http(full));
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const { rerunId } = lastJson(rerun);
+    expect((await db.sql`SELECT tenant_id FROM runs WHERE id = ${rerunId}`)[0]?.tenant_id).toBe(acme.id);
   });
 
   it("answers another tenant's task, tenant and route exactly as unknown ones", async () => {
@@ -128,6 +132,7 @@ describe("operator API tokens and the CLI's HTTP mode", { timeout: 300_000 }, ()
     }
     const cancel = await api(`/api/v1/admin/tasks/${otherTask}/cancel`, full, { method: "POST" });
     expect(cancel.status).toBe(404);
+    expect((await api(`/api/v1/admin/tasks/${otherTask}/rerun`, full, { method: "POST" })).status).toBe(404);
     expect((await db.sql`SELECT status FROM runs WHERE id = ${otherTask}`)[0]?.status).toBe("queued");
     const foreignTenant = await runCli(["keys", "list", "--tenant", "other"], http(full));
     const noTenant = await runCli(["keys", "list", "--tenant", "nope"], http(full));
@@ -201,10 +206,16 @@ describe("operator API tokens and the CLI's HTTP mode", { timeout: 300_000 }, ()
     const second = await api(`/api/v1/admin/tenants?limit=1&cursor=${first.body.nextCursor}`, adminToken);
     expect((second.body.tenants as { slug: string }[]).map((t) => t.slug)).toEqual(["other"]);
     expect(second.body.nextCursor).toBeNull();
-    const tasks = await api("/api/v1/admin/tasks?limit=1", adminToken);
-    expect(tasks.body.tasks).toHaveLength(1);
-    const rest = await api(`/api/v1/admin/tasks?limit=5&cursor=${tasks.body.nextCursor}`, adminToken);
-    expect(rest.body.tasks).toHaveLength(1);
-    expect((rest.body.tasks as { taskId: string }[])[0]?.taskId).not.toBe((tasks.body.tasks as { taskId: string }[])[0]?.taskId);
+    // Every task once, newest first, one per page, until nextCursor is null.
+    const all = (await db.sql`SELECT id FROM runs ORDER BY created_at DESC, id DESC`).map((row) => row.id);
+    expect(all.length).toBeGreaterThan(2);
+    const seen: string[] = [];
+    let cursor: unknown = "";
+    while (cursor !== null) {
+      const tasks = await api(`/api/v1/admin/tasks?limit=1${cursor ? `&cursor=${cursor}` : ""}`, adminToken);
+      seen.push(...(tasks.body.tasks as { taskId: string }[]).map((task) => task.taskId));
+      cursor = tasks.body.nextCursor;
+    }
+    expect(seen).toEqual(all);
   });
 });

@@ -1,5 +1,6 @@
-import { rerunTask } from "../../../lib/admin";
-import { option, positionals } from "../../args";
+import { type RerunResult, rerunTask } from "../../../lib/admin";
+import { adminHttp, HTTP_MODE_OPTIONS, seg } from "../../admin-http";
+import { option, positionals, UsageError } from "../../args";
 import { withAdmin } from "../../db";
 import { EXIT } from "../../exit-codes";
 import { print, printJson } from "../../output";
@@ -15,10 +16,11 @@ import { taskScope } from "./task-scope";
 export const rerunVerb: Verb = {
   name: "rerun",
   args: "<id>",
-  summary: "Rerun a finished task with the same input (store command: DATABASE_URL); prints the new task ID",
+  summary: "Rerun a finished task with the same input (store command: DATABASE_URL; or HTTP mode); prints the new task ID",
   options: [
     { name: "tenant", value: "slug", description: "Only look for the task in this tenant" },
     { name: "json", description: "Machine-readable output (one JSON document)" },
+    ...HTTP_MODE_OPTIONS,
   ],
   notes: [
     "A task still running is refused (exit 4); cancel it first. The new task belongs to no API key: follow it in the console.",
@@ -27,7 +29,12 @@ export const rerunVerb: Verb = {
   async run(parsed, io) {
     const [id] = positionals(parsed, ["id"]) as [string];
     const slug = option(parsed, "tenant");
-    const result = await withAdmin(io, async (ctx) => rerunTask(ctx, { taskId: id, scope: await taskScope(ctx.sql, { slug }) }));
+    const http = adminHttp(parsed, io);
+    if (http && slug)
+      throw new UsageError("--tenant is for the database mode; in HTTP mode the token's operator's tenants are searched");
+    const result = http
+      ? await http.request<RerunResult>("POST", `tasks/${seg(id)}/rerun`)
+      : await withAdmin(io, async (ctx) => rerunTask(ctx, { taskId: id, scope: await taskScope(ctx.sql, { slug }) }));
     if (parsed.flags.has("json")) printJson(io, result);
     else {
       print(io.stdout, `Task ${id} rerun as:`);

@@ -8,7 +8,7 @@ import { type AdminApiDeps, type AdminCall, UnsupportedMediaType } from "./conte
 import { listDefinitionsApi } from "./definitions";
 import { createKeyApi, listKeysApi, revokeKeyApi } from "./keys";
 import { addRouteApi, listRoutesApi } from "./routes";
-import { cancelTaskApi, getTaskApi, listTasksApi, taskHistoryApi } from "./tasks";
+import { cancelTaskApi, getTaskApi, listTasksApi, rerunTaskApi, taskHistoryApi } from "./tasks";
 import { listTenantsApi } from "./tenants";
 
 type Endpoint = {
@@ -31,6 +31,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: ["tasks"], scope: "admin:read", handle: listTasksApi },
   { method: "GET", path: ["tasks", "*"], scope: "admin:read", handle: getTaskApi },
   { method: "POST", path: ["tasks", "*", "cancel"], scope: "admin:write", handle: cancelTaskApi },
+  { method: "POST", path: ["tasks", "*", "rerun"], scope: "admin:write", handle: rerunTaskApi },
   { method: "GET", path: ["tasks", "*", "history"], scope: "admin:read", handle: taskHistoryApi },
 ];
 

@@ -1,6 +1,6 @@
 import { RUN_STATUSES, type RunStatus, readRunHistory } from "@runifold/sdk";
 import { isUuid } from "@runifold/store";
-import { cancelTask } from "../../admin";
+import { cancelTask, rerunTask } from "../../admin";
 import { AppError } from "../../errors";
 import { findTaskDetail, listTaskPage } from "../../tasks";
 import { jsonResponse } from "../responses";
@@ -97,4 +97,12 @@ export async function taskHistoryApi(call: AdminCall, [taskId]: string[]): Promi
   const history = await readRunHistory(call.sql, { runId: taskId as string, tenantIds: call.principal.tenantIds });
   if (!history) throw new AppError("not_found", `No task ${taskId}`);
   return jsonResponse(history, 200);
+}
+
+/**
+ * POST /api/v1/admin/tasks/{id}/rerun: lib/admin rerunTask (same input, a new task linked both ways,
+ * audited); 201 `{ taskId, rerunId, tenantId }`, 409 while the task still runs.
+ */
+export async function rerunTaskApi(call: AdminCall, [taskId]: string[]): Promise<Response> {
+  return jsonResponse(await rerunTask(call, { taskId: taskId as string, scope: call.principal.tenantIds }), 201);
 }

@@ -65,6 +65,18 @@ export const TASK_VERBS: Record<string, Verb> = {
       return 0;
     },
   },
+  "tasks rerun": {
+    usage: "tasks rerun <id> [--json]",
+    summary: "Rerun a finished task with the same input; prints the new task ID",
+    options: [],
+    async run(api, parsed, output) {
+      const id = positional(parsed, "id");
+      const result = await api.request<{ rerunId: string }>("POST", `${ADMIN}tasks/${seg(id)}/rerun`);
+      if (parsed.flags.has("json")) output.json(result);
+      else output.out(`Task ${id} rerun as:\n${result.rerunId}`);
+      return 0;
+    },
+  },
   "tasks history": {
     usage: "tasks history <id> --json",
     summary: "Export a task's history as one JSON document (what replayHistory reads)",

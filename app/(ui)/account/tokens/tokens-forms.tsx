@@ -10,7 +10,7 @@ const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
 const SCOPE_HELP: Record<string, string> = {
   "admin:read": "read tenants, routes, definitions, keys, tasks",
-  "admin:write": "add routes, create and revoke keys, cancel tasks",
+  "admin:write": "add routes, create and revoke keys, cancel and rerun tasks",
   "approvals:decide": "list and decide approvals",
 };
 
