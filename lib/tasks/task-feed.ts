@@ -1,6 +1,8 @@
 import { CHANNELS, createLogger, type LogLevel, taskIdsOf } from "@runifold/sdk";
 import { sessionPool, type WatchedListen, watchedListen } from "@runifold/store";
 import type postgres from "postgres";
+import { FollowedProbe } from "./followed-probe";
+import { isUuid } from "./queries/task-detail";
 import { type Freshness, SharedReads } from "./shared-reads";
 
 type Listener = () => void;
@@ -24,6 +26,12 @@ export type TaskFeed = {
    * (shared-reads.ts). Without LISTEN (polling only) every call reads.
    */
   read<T>(taskId: string, key: string, fresh: Freshness, run: () => Promise<T>): Promise<T>;
+  /**
+   * True when the feed itself polls its followed tasks (followed-probe.ts: one statement per interval
+   * for all of them) and wakes a subscriber whenever its task changed, notified or not: a subscriber
+   * then needs no fallback re-read of its own. False without LISTEN: subscribers poll.
+   */
+  probes: boolean;
 };
 
 const feeds = new WeakMap<postgres.Sql, Promise<TaskFeed>>();
@@ -46,7 +54,7 @@ export function getTaskFeed(sql: postgres.Sql): Promise<TaskFeed> {
 }
 
 /** Behind a transaction pooler without a direct URL: subscribers are never woken, they poll. */
-const POLLING_ONLY: TaskFeed = { subscribe: () => () => {}, read: (_taskId, _key, _fresh, run) => run() };
+const POLLING_ONLY: TaskFeed = { subscribe: () => () => {}, read: (_taskId, _key, _fresh, run) => run(), probes: false };
 
 /** The first LISTEN may take this long (an outage at start); subscribers poll meanwhile and are poked once it is in place. */
 const FIRST_LISTEN_WAIT_MS = 2_000;
@@ -56,6 +64,12 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
   if (!sql) return POLLING_ONLY;
   const listeners = new Map<string, Set<Listener>>();
   const shared = new SharedReads();
+  const wake = (taskId: string) => {
+    const set = listeners.get(taskId);
+    if (!set) return;
+    shared.changed(taskId);
+    for (const listener of set) listener();
+  };
   const pokeAll = () => {
     shared.changedAll();
     for (const set of listeners.values()) for (const listener of set) listener();
@@ -67,12 +81,7 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
     sql,
     {
       [CHANNELS.task]: (payload) => {
-        for (const taskId of taskIdsOf(payload)) {
-          const set = listeners.get(taskId);
-          if (!set) continue;
-          shared.changed(taskId);
-          for (const listener of set) listener();
-        }
+        for (const taskId of taskIdsOf(payload)) wake(taskId);
       },
     },
     {
@@ -81,6 +90,17 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
     },
   );
   feedStates.set(pool, listening);
+  // The fallback for what no notification said (a write path that sent none, a handle expiring with
+  // time), on the main pool: one statement per interval for every followed task of this process.
+  const probe = new FollowedProbe(
+    pool,
+    () => [...listeners.keys()].filter(isUuid),
+    (taskIds) => {
+      for (const taskId of taskIds) wake(taskId);
+    },
+    (error) => logger.warn("followed-task probe skipped: store unavailable", { error: error.message }),
+  );
+  probe.start();
   await Promise.race([listening.ready, new Promise((r) => setTimeout(r, FIRST_LISTEN_WAIT_MS).unref())]);
   return {
     subscribe(taskId, listener) {
@@ -95,10 +115,12 @@ async function createTaskFeed(pool: postgres.Sql): Promise<TaskFeed> {
         if (set.size === 0 && listeners.get(taskId) === set) {
           listeners.delete(taskId);
           shared.forget(taskId);
+          probe.forget(taskId);
         }
       };
     },
     // Only a followed task's reads are shared: its notifications are what keeps them honest.
     read: (taskId, key, fresh, run) => (listeners.has(taskId) ? shared.read(taskId, key, fresh, run) : run()),
+    probes: true,
   };
 }

@@ -15,6 +15,8 @@ let server: Awaited<ReturnType<typeof startMcpTestServer>>;
 let token: string;
 /** Task-record reads (lib/tasks/queries/task-record.ts) the server sent, per task ID. */
 const reads = new Map<string, number>();
+/** Statements of the feed's batched probe of followed tasks (lib/tasks/followed-probe.ts). */
+let probes = 0;
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -26,6 +28,7 @@ beforeAll(async () => {
       const taskId = parameters[0];
       if (query.includes("FROM runs r WHERE r.id = $1 AND r.tenant_id = $2") && typeof taskId === "string")
         reads.set(taskId, (reads.get(taskId) ?? 0) + 1);
+      if (query.includes("r.xmin::text")) probes++;
     },
   });
   server = await startMcpTestServer(serverSql);
@@ -49,11 +52,61 @@ describe("subscriptions/listen, many streams on one task", () => {
       Array.from({ length: 5 }, () => client.stream("subscriptions/listen", { notifications: { taskIds: [taskId] } })),
     );
     for (const stream of streams) await stream.next((e) => e.method === "notifications/tasks" && e.params.status === "working");
+    // Past the feed's first probe of the task, which wakes its new subscribers once (followed-probe.ts).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     const before = reads.get(taskId) ?? 0;
     await cancelRunAsAdmin(db.sql, { runId: taskId, reason: "shared reads test" });
     for (const stream of streams) await stream.next((e) => e.method === "notifications/tasks" && e.params.status === "cancelled");
     await Promise.all(streams.map((stream) => stream.done));
-    // One read for the NOTIFY shared by all five (a fallback poll due meanwhile shares it too).
+    // One read for the NOTIFY shared by all five.
     expect((reads.get(taskId) ?? 0) - before).toBe(1);
+  });
+
+  it("costs no re-read per idle stream: one probe statement per interval covers every followed task", async () => {
+    const client = modernClient(server.url, { token });
+    const taskIds: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const created = await client.result("tools/call", {
+        name: "durable_report",
+        arguments: { report_id: `idle-${n}`, settle_ms: 600_000 },
+      });
+      taskIds.push(created.taskId as string);
+    }
+    for (const taskId of taskIds) await waitForRunStatus(db.sql, taskId, ["sleeping"]);
+    const streams = await Promise.all(
+      taskIds.flatMap((taskId) =>
+        [1, 2].map(() => client.stream("subscriptions/listen", { notifications: { taskIds: [taskId] } })),
+      ),
+    );
+    for (const stream of streams) await stream.next((e) => e.method === "notifications/tasks" && e.params.status === "working");
+    // The first probe after a subscription wakes it once (a change between its first read and the
+    // subscription is caught that way); after that, idle streams read nothing.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const readsBefore = taskIds.map((taskId) => reads.get(taskId) ?? 0);
+    const probesBefore = probes;
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(taskIds.map((taskId) => reads.get(taskId) ?? 0)).toEqual(readsBefore);
+    expect(probes - probesBefore).toBeGreaterThanOrEqual(1);
+    expect(probes - probesBefore).toBeLessThanOrEqual(3);
+    for (const taskId of taskIds) await cancelRunAsAdmin(db.sql, { runId: taskId, reason: "idle probe test" });
+    await Promise.all(streams.map((stream) => stream.done));
+  });
+
+  it("still hears a change no notification announced: a handle expired by SQL ends the stream through the probe", async () => {
+    const client = modernClient(server.url, { token });
+    const created = await client.result("tools/call", {
+      name: "durable_report",
+      arguments: { report_id: "quiet", settle_ms: 600_000 },
+    });
+    const taskId = created.taskId as string;
+    await waitForRunStatus(db.sql, taskId, ["sleeping"]);
+    const stream = await client.stream("subscriptions/listen", { notifications: { taskIds: [taskId] } });
+    await stream.next((e) => e.method === "notifications/tasks" && e.params.status === "working");
+    // No NOTIFY: only the fallback can see it. An expired handle reads as unknown, so the stream stops
+    // following the task and, with none left, ends with the listen result.
+    await db.sql`UPDATE runs SET ttl_ms = 1 WHERE id = ${taskId}`;
+    const final = await stream.next((e) => e.id !== undefined && e.result?.resultType === "complete", 8_000);
+    expect(final.result.resultType).toBe("complete");
+    await stream.done;
   });
 });

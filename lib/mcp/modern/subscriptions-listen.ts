@@ -92,7 +92,8 @@ export async function subscriptionsListen(
       let authorizedAt = Date.now();
       let pendingCheck: Promise<boolean> | undefined;
       const stillAuthorized = (): Promise<boolean> => {
-        if (Date.now() - authorizedAt < FALLBACK_POLL_MS) return Promise.resolve(true);
+        // Half the round: the round's own check (its timer fires ~2 s after the last) always runs.
+        if (Date.now() - authorizedAt < FALLBACK_POLL_MS / 2) return Promise.resolve(true);
         pendingCheck ??= (async () => {
           const principal = await bounded(deps.reauthorize(), READ_BOUND_MS, "credential re-check");
           if (!principal) {
@@ -174,8 +175,15 @@ export async function subscriptionsListen(
       for (const record of initial.values()) publish(record);
       if (active.size === 0) return finish();
       for (const taskId of active) cleanups.push(feed.subscribe(taskId, () => void refresh(taskId)));
+      // The fallback round: with a probing feed (task-feed.ts) a task that changed unnotified wakes
+      // its subscribers like a NOTIFY, so the round only re-checks the credential; without one
+      // (no LISTEN behind a transaction pooler) it re-reads every task this stream follows.
       const poll = setInterval(() => {
-        for (const taskId of active) void refresh(taskId);
+        if (feed.probes)
+          stillAuthorized().catch((error: Error) =>
+            deps.logger.warn("listen credential re-check skipped: store unavailable", { error: error.message }),
+          );
+        else for (const taskId of active) void refresh(taskId);
       }, FALLBACK_POLL_MS);
       const keepalive = setInterval(() => {
         if (!closed) controller.enqueue(encoder.encode(": keepalive\n\n"));
