@@ -32,15 +32,18 @@ function replaceLinks(dir: string, root = dir): void {
 const SERVER_ENTRIES = new Set(["server.js", "start.mjs", "package.json", ".next", "node_modules", "public", "db"]);
 
 /**
- * Sources the build's file trace picked up (a filesystem call on a path known only at run time makes
- * Turbopack trace the whole project): the server never reads them, and a team's install must not
- * carry this repository. Left out, with a warning, since the web image gets the same trace.
+ * Sources the build's file trace picked up: a filesystem call on a path known only at run time makes
+ * Turbopack trace the whole project (next build prints "Dynamic filesystem access causes tracing of
+ * the whole project" with the import trace). The server never reads them, a team's install must not
+ * carry this repository, and the web image gets the same trace, so packing refuses: the fix is a
+ * `/* turbopackIgnore: true *\/` on the call the build names.
  */
-function dropStrays(app: string): void {
+function refuseStrays(app: string): void {
   const strays = readdirSync(app).filter((name) => !SERVER_ENTRIES.has(name));
   if (strays.length === 0) return;
-  log(`warning: the standalone trace holds ${strays.join(", ")}; left out of the package (the server never reads them)`);
-  for (const name of strays) rmSync(path.join(app, name), { recursive: true, force: true });
+  throw new Error(
+    `the standalone trace holds ${strays.join(", ")}: a dynamic filesystem call traced the whole project; next build's warning names it`,
+  );
 }
 
 function size(dir: string): number {
@@ -62,7 +65,7 @@ async function main() {
   // uses, and is built for this machine's platform alone.
   for (const file of ["migrate.mjs", "runifold.mjs", "node_modules/sharp", "node_modules/@img"])
     rmSync(path.join(app, file), { recursive: true, force: true });
-  dropStrays(app);
+  refuseStrays(app);
   replaceLinks(app);
   const bin = path.join(dist, "bin", "runifold-server.mjs");
   await bundle("scripts/server/main.ts", bin, [], "#!/usr/bin/env node\n");

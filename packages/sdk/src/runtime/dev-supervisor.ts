@@ -27,7 +27,7 @@ export function runDevSupervisor(options: DevSupervisorOptions): number | undefi
   const cwd = options.cwd ?? process.cwd();
   const file = path.resolve(cwd, options.workflows);
   const shown = (target: string) => path.relative(cwd, target) || target;
-  if (!existsSync(file)) {
+  if (!existsSync(/* turbopackIgnore: true */ file)) {
     process.stderr.write(`runifold-worker: workflows module not found: ${file}\n`);
     return 3;
   }
