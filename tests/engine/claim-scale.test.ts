@@ -24,8 +24,8 @@ let pool: postgres.Sql;
 
 beforeAll(async () => {
   db = await freshDatabase();
-  // The lease pool's settings; commits asynchronous (RUNIFOLD_LEASE_COMMIT=async), so the time is the
-  // claim's and not the disk's flush.
+  // The lease pool's plan settings, commits asynchronous (as with RUNIFOLD_LEASE_COMMIT=async) so the
+  // time measured is the claim's and not the disk's flush.
   pool = postgres(db.url, { max: 1, onnotice: () => {}, connection: { ...LEASE_PLAN_SETTINGS, synchronous_commit: "off" } });
   await parkedTenants(db.sql, { count: TENANTS, prefix: "parked", workflowKey: "plan@1" });
   const busy = await db.sql<{ id: string }[]>`

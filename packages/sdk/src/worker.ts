@@ -21,11 +21,11 @@ import type { WorkflowRegistry } from "./workflow";
 export type WorkerOptions = {
   sql: postgres.Sql;
   /**
-   * Where claims and lease renewals go; default `sql`. runifold-worker passes a small pool with
-   * `synchronous_commit = off`: a claim or renewal lost in a Postgres crash only makes the run
-   * claimable again, which at-least-once steps already allow, and the next synchronous commit
-   * (a checkpoint, a result) flushes the WAL before it anyway (docs/architecture.md, "Commit
-   * durability per statement"). Every other write stays synchronous. Give that pool
+   * Where claims and lease renewals go; default `sql`. runifold-worker passes a small pool of its
+   * own. Keep its commits synchronous (runifold-worker's default): an asynchronous claim or renewal
+   * lost in a Postgres crash or failover leaves this worker running a run the store shows as
+   * claimable, so another worker may begin a step beside it (docs/architecture.md, "Commit
+   * durability per statement"; `RUNIFOLD_LEASE_COMMIT=async` accepts that). Give that pool
    * `LEASE_PLAN_SETTINGS` as its connection settings, as runifold-worker does: without them a claim
    * keeps whatever plan Postgres first made for it, and one made on a young store or a small
    * backlog reads every live run on each claim once the backlog grows (claim-runs.ts).

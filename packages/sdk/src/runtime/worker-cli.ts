@@ -39,8 +39,9 @@ Environment:
   RUNIFOLD_WORKER_CONCURRENCY   runs executed at once (default 16)
   RUNIFOLD_LEASE_MS             a crashed worker's runs are claimable again after this (default 15000)
   RUNIFOLD_POLL_MS              polling fallback interval; wake-ups come by LISTEN/NOTIFY (default 1000)
-  RUNIFOLD_LEASE_COMMIT         async | sync (default async): claims and lease renewals commit without
-                                waiting for the disk; a crash can only make a run claimable again
+  RUNIFOLD_LEASE_COMMIT         sync | async (default sync): async commits claims and lease renewals
+                                without waiting for the disk or a standby; a crash or failover of the
+                                primary may then let another worker run a step beside this one
   RUNIFOLD_TENANT_SHARE         the share of the fleet's slots one tenant may hold at once when it has
                                 no max_concurrent_runs of its own (default 0.75; 1: no cap)
   RUNIFOLD_DB_POOLER            none | session (default none): session when DATABASE_URL is a
@@ -183,7 +184,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number | und
   });
   // Claims and renewals only (worker.ts `leaseSql`); two connections: one claim and one renewal at a
   // time is the norm. Their statements keep one generic plan per connection, held to index probes
-  // (claim-runs.ts `LEASE_PLAN_SETTINGS`). Asynchronous commit unless RUNIFOLD_LEASE_COMMIT=sync
+  // (claim-runs.ts `LEASE_PLAN_SETTINGS`). Asynchronous commit only with RUNIFOLD_LEASE_COMMIT=async
   // (docs/architecture.md, "Commit durability per statement"). Both are startup parameters, which a
   // pooler refuses ("unsupported startup parameter: plan_cache_mode", PgBouncer), so a worker behind
   // one (RUNIFOLD_DB_POOLER=session) goes without them.

@@ -16,10 +16,12 @@ const WorkerEnv = z.object({
    */
   RUNIFOLD_TENANT_SHARE: z.coerce.number().gt(0).max(1).default(0.75),
   /**
-   * async: claims and lease renewals commit with synchronous_commit=off (a crash can only undo a
-   * claim, which makes the run claimable again); sync: every commit waits for the disk.
+   * sync: claims and lease renewals commit like every other write (and wait for a synchronous
+   * standby). async: synchronous_commit=off, a third of a millisecond less per idle claim, but a
+   * crash or failover of the primary can undo a claim or renewal the worker already acted on, so
+   * another worker may run a step beside it (docs/architecture.md, "Commit durability per statement").
    */
-  RUNIFOLD_LEASE_COMMIT: z.enum(["async", "sync"]).default("async"),
+  RUNIFOLD_LEASE_COMMIT: z.enum(["async", "sync"]).default("sync"),
   /**
    * none: DATABASE_URL is the server itself; session: a session-mode pooler (the lease pool then
    * sends no extra startup parameters, which PgBouncer refuses). Transaction pooling is the web's
