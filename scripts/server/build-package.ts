@@ -31,19 +31,28 @@ function replaceLinks(dir: string, root = dir): void {
 /** What a standalone server directory holds; anything else at its top is not read at run time. */
 const SERVER_ENTRIES = new Set(["server.js", "start.mjs", "package.json", ".next", "node_modules", "public", "db"]);
 
+/** The app's own source folders: a trace that holds them traced the whole project. */
+const PROJECT_SOURCES = ["app", "lib", "tests", "scripts", "e2e"];
+
 /**
- * Sources the build's file trace picked up: a filesystem call on a path known only at run time makes
- * Turbopack trace the whole project (next build prints "Dynamic filesystem access causes tracing of
- * the whole project" with the import trace). The server never reads them, a team's install must not
- * carry this repository, and the web image gets the same trace, so packing refuses: the fix is a
- * `/* turbopackIgnore: true *\/` on the call the build names.
+ * What else the build's file trace picked up. A filesystem call on a path known only at run time
+ * makes Turbopack trace files by pattern: unmarked, the SDK's dev loop (its workflows module's
+ * `existsSync`) traced the whole project — next build printed "Dynamic filesystem access causes
+ * tracing of the whole project" with the import trace — so a trace holding the app's sources fails
+ * packing (the fix is a `/* turbopackIgnore: true *\/` on the call the build names). A few files
+ * the SDK runtime's spawn and watch paths still match (bench/lib, test-results/ in CI) are never
+ * read by the server: they are left out, with a line naming them.
  */
-function refuseStrays(app: string): void {
+function dropStrays(app: string): void {
   const strays = readdirSync(app).filter((name) => !SERVER_ENTRIES.has(name));
+  const sources = strays.filter((name) => PROJECT_SOURCES.includes(name));
+  if (sources.length > 0)
+    throw new Error(
+      `the standalone trace holds the project's ${sources.join(", ")}: a dynamic filesystem call traced the whole project; next build's warning names it`,
+    );
   if (strays.length === 0) return;
-  throw new Error(
-    `the standalone trace holds ${strays.join(", ")}: a dynamic filesystem call traced the whole project; next build's warning names it`,
-  );
+  log(`left out of the package (the server never reads them): ${strays.join(", ")}`);
+  for (const name of strays) rmSync(path.join(app, name), { recursive: true, force: true });
 }
 
 function size(dir: string): number {
@@ -65,7 +74,7 @@ async function main() {
   // uses, and is built for this machine's platform alone.
   for (const file of ["migrate.mjs", "runifold.mjs", "node_modules/sharp", "node_modules/@img"])
     rmSync(path.join(app, file), { recursive: true, force: true });
-  refuseStrays(app);
+  dropStrays(app);
   replaceLinks(app);
   const bin = path.join(dist, "bin", "runifold-server.mjs");
   await bundle("scripts/server/main.ts", bin, [], "#!/usr/bin/env node\n");
