@@ -2,6 +2,7 @@
 
 import { coerceError, createLogger } from "@runifold/sdk";
 import { revalidatePath } from "next/cache";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { OperatorContext } from "@/lib/auth";
 import { webContext } from "@/lib/auth/web";
@@ -55,11 +56,23 @@ import {
   createTenantInput,
   createWebhookInput,
   decideApprovalInput,
+  disableRouteInput,
+  removeMemberInput,
   resendDeliveryInput,
+  resetPasswordInput,
+  revokeConnectionInput,
+  revokeKeyInput,
   revokeOperatorTokenInput,
+  revokeTenantConnectionInput,
   saveRouteInput,
+  setOperatorDisabledInput,
   setRouteScheduleInput,
+  setRouteSchedulePausedInput,
+  setTenantDisabledInput,
+  setWebhookEnabledInput,
   signalTaskInput,
+  taskRefInput,
+  webhookRefInput,
 } from "@/lib/ui/form-inputs";
 
 // Server actions are public POST endpoints: each lib/ui/actions action starts with requireOperator
@@ -101,55 +114,79 @@ function formAction<T>(
   return async (_previous: ActionResult<T> | null, form: FormData): Promise<ActionResult<T>> => run(toInput(form));
 }
 
-export const setOperatorDisabled = serverAction(setOperatorDisabledAction, ["/tenants"]);
-export const removeMember = serverAction(removeMemberAction, ["/tenants"]);
-export const revokeKey = serverAction(revokeKeyAction, ["/tenants"]);
-export const disableRoute = serverAction(disableRouteAction, ["/routes"]);
-export const setRouteSchedulePaused = serverAction(setRouteSchedulePausedAction, ["/routes"]);
-// Saves nothing: validates a cron expression as it is typed and returns its next fire times.
+// Script-only: no state changes. Preview validates a cron expression as it is typed and returns its
+// next fire times; the bulk task actions act on rows the task list fetches and selects in the browser
+// (without scripts it lists no rows to select), so they stay calls, not forms.
 export const previewSchedule = serverAction(previewScheduleAction);
-export const cancelTask = serverAction(cancelTaskAction);
-// Not revalidated: the task page navigates to the new task; the list refreshes itself.
-export const rerunTask = serverAction(rerunTaskAction);
 export const bulkTasks = serverAction(bulkTaskAction);
-export const signOutEverywhere = serverAction(signOutEverywhereAction);
-// Not revalidated: the form shows the temporary password once, then refreshes the page itself.
-export const resetPassword = serverAction(resetPasswordAction);
-export const setTenantDisabled = serverAction(setTenantDisabledAction, ["/tenants"]);
-export const revokeConnection = serverAction(revokeConnectionAction, ["/connections"]);
-export const revokeTenantConnection = serverAction(revokeTenantConnectionAction, ["/connections"]);
-// The webhook policy (seal key, SSRF flag) is read per call (the env is parsed once, cached). Create
-// (below) and rotate are not revalidated: the page shows the secret once, then refreshes itself.
-export const rotateWebhookSecret = serverAction((ctx, input) => rotateWebhookSecretAction(webWebhookPolicy())(ctx, input));
-export const deleteWebhook = serverAction(deleteWebhookAction, ["/webhooks"]);
-export const setWebhookEnabled = serverAction(setWebhookEnabledAction, ["/webhooks"]);
-export const sendWebhookTest = serverAction(sendWebhookTestAction, ["/webhooks"]);
 
 // Forms (each also works before scripts load: see formAction).
 export const createTenantForm = formAction(createTenantAction, createTenantInput, ["/tenants"]);
+export const setTenantDisabledForm = formAction(setTenantDisabledAction, setTenantDisabledInput, ["/tenants"]);
 export const createOperatorForm = formAction(createOperatorAction, createOperatorInput, ["/tenants"]);
+export const setOperatorDisabledForm = formAction(setOperatorDisabledAction, setOperatorDisabledInput, ["/tenants"]);
+// Not revalidated: the form shows the temporary password once, then refreshes the page itself.
+export const resetPasswordForm = formAction(resetPasswordAction, resetPasswordInput);
 export const addMemberForm = formAction(addMemberAction, addMemberInput, ["/tenants"]);
+export const removeMemberForm = formAction(removeMemberAction, removeMemberInput, ["/tenants"]);
 // Not revalidated: the form shows the token first, then refreshes the page itself.
 export const createKeyForm = formAction(createKeyAction, createKeyInput);
+export const revokeKeyForm = formAction(revokeKeyAction, revokeKeyInput, ["/tenants"]);
 export const createOperatorTokenForm = formAction(createOperatorTokenAction, createOperatorTokenInput, ["/account/tokens"]);
 export const revokeOperatorTokenForm = formAction(revokeOperatorTokenAction, revokeOperatorTokenInput, ["/account/tokens"]);
 export const saveRouteForm = formAction(saveRouteAction, saveRouteInput, ["/routes"]);
+export const disableRouteForm = formAction(disableRouteAction, disableRouteInput, ["/routes"]);
 export const setRouteScheduleForm = formAction(setRouteScheduleAction, setRouteScheduleInput, ["/routes"]);
+export const setRouteSchedulePausedForm = formAction(setRouteSchedulePausedAction, setRouteSchedulePausedInput, ["/routes"]);
 // Not revalidated: the form keeps its confirmation on screen; the inbox's own refresh drops the item.
 export const answerInputForm = formAction(answerInputAction, answerInputInput);
 // Not revalidated: the task page refreshes itself every 2 s while the task is live.
-export const resendDeliveryForm = formAction(resendWebhookDeliveryAction, resendDeliveryInput, ["/webhooks"]);
 export const signalTaskForm = formAction(signalTaskAction, signalTaskInput);
+export const cancelTaskForm = formAction(cancelTaskAction, taskRefInput);
+// Not revalidated: the task page goes to the new task (before scripts load, it links to it).
+export const rerunTaskForm = formAction(rerunTaskAction, taskRefInput);
 export const decideApprovalForm = formAction(decideApprovalAction, decideApprovalInput, ["/approvals"]);
+export const revokeConnectionForm = formAction(revokeConnectionAction, revokeConnectionInput, ["/connections"]);
+export const revokeTenantConnectionForm = formAction(revokeTenantConnectionAction, revokeTenantConnectionInput, ["/connections"]);
 // The client address is read per call, for the email that tells the operator of the change.
 export const changePasswordForm = formAction(
   async (ctx, input) => changePasswordFrom((await mfaRequest()).clientAddress)(ctx, input),
   changePasswordInput,
 );
+
+/** next-auth's session cookie (the __Secure- name over https): the sessions it names are ended, so it goes too. */
+const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
+const signOutEverywhereRun = serverAction(signOutEverywhereAction);
+
+/**
+ * Sign out everywhere, this session included: on success the cookie goes and the action itself
+ * sends the browser to the sign-in page. An action's redirect is a 303, so a post made before
+ * scripts load arrives there as a GET; left to the page, the redirect of a session gone would be a
+ * 307 that posts the form again, to /login, which refuses it.
+ */
+export async function signOutEverywhereForm(_previous: ActionResult<void> | null, _form: FormData): Promise<ActionResult<void>> {
+  const result = await signOutEverywhereRun({});
+  if (!result.ok) return result;
+  const store = await cookies();
+  for (const name of SESSION_COOKIES) store.delete({ name, path: "/", secure: name.startsWith("__Secure-") });
+  redirect("/login");
+}
+
+// Webhooks. The policy (seal key, SSRF flag) is read per call (the env is parsed once, cached).
+// Create and rotate are not revalidated: the form shows the secret once, then refreshes the page itself.
 export const createWebhookForm = formAction(
   (ctx, input) => createWebhookAction(webWebhookPolicy())(ctx, input),
   createWebhookInput,
 );
+export const rotateWebhookSecretForm = formAction(
+  (ctx, input) => rotateWebhookSecretAction(webWebhookPolicy())(ctx, input),
+  webhookRefInput,
+);
+export const setWebhookEnabledForm = formAction(setWebhookEnabledAction, setWebhookEnabledInput, ["/webhooks"]);
+export const sendWebhookTestForm = formAction(sendWebhookTestAction, webhookRefInput, ["/webhooks"]);
+export const resendDeliveryForm = formAction(resendWebhookDeliveryAction, resendDeliveryInput, ["/webhooks"]);
+export const deleteWebhookForm = formAction(deleteWebhookAction, webhookRefInput, ["/webhooks"]);
+
 // Two-factor authentication (Account → Two-factor): the seal key and client address are read per call.
 export const beginMfaForm = formAction(
   async (ctx, input) => beginMfaAction(await mfaRequest())(ctx, input),

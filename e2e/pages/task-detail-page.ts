@@ -20,9 +20,9 @@ export class TaskDetailPage {
     return this.page.getByTestId("task-status");
   }
 
-  /** Rerun (ask, confirm); the page then moves to the new task. */
+  /** Rerun (ask, confirm); with scripts the page then moves to the new task. */
   async rerun() {
-    await this.page.getByRole("button", { name: "Rerun", exact: true }).click();
+    await this.ask("Rerun");
     await this.page.getByRole("button", { name: "Yes, rerun" }).click();
   }
 
@@ -45,7 +45,12 @@ export class TaskDetailPage {
   }
 
   async cancel() {
-    await this.page.getByRole("button", { name: "Cancel task" }).click();
+    await this.ask("Cancel task");
     await this.page.getByRole("button", { name: "Yes, cancel" }).click();
+  }
+
+  /** The first step of a two-step action: a <details> summary (it works without scripts), not a button. */
+  private async ask(name: string) {
+    await this.page.locator("summary", { hasText: new RegExp(`^${name}`) }).click();
   }
 }

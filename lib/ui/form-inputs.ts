@@ -14,6 +14,8 @@ const text = (form: Fields, name: string): string => {
 };
 const list = (form: Fields, name: string): string[] =>
   form.getAll(name).filter((value): value is string => typeof value === "string");
+/** A toggle's hidden field: the state the button switches to, "true" or "false" (anything else is false). */
+const flag = (form: Fields, name: string): boolean => text(form, name) === "true";
 
 export const changePasswordInput = (form: Fields) => ({
   currentPassword: text(form, "currentPassword"),
@@ -138,3 +140,46 @@ export const resendDeliveryInput = (form: Fields) => ({
   subscriptionId: text(form, "subscriptionId"),
   deliveryId: text(form, "deliveryId"),
 });
+
+// One-button forms (a row's Revoke, Disable, Cancel…): the row's ids travel in hidden fields, and a
+// toggle posts the state it switches to, so the post means the same whatever the page showed since.
+
+/** A task's Cancel or Rerun. */
+export const taskRefInput = (form: Fields) => ({ taskId: text(form, "taskId") });
+
+export const setTenantDisabledInput = (form: Fields) => ({ tenantId: text(form, "tenantId"), disabled: flag(form, "disabled") });
+
+export const setOperatorDisabledInput = (form: Fields) => ({
+  operatorId: text(form, "operatorId"),
+  disabled: flag(form, "disabled"),
+});
+
+export const resetPasswordInput = (form: Fields) => ({ operatorId: text(form, "operatorId") });
+
+export const removeMemberInput = (form: Fields) => ({ tenantId: text(form, "tenantId"), operatorId: text(form, "operatorId") });
+
+export const revokeKeyInput = (form: Fields) => ({ tenantId: text(form, "tenantId"), keyId: text(form, "keyId") });
+
+export const disableRouteInput = (form: Fields) => ({ tenantId: text(form, "tenantId"), toolName: text(form, "toolName") });
+
+export const setRouteSchedulePausedInput = (form: Fields) => ({
+  ...disableRouteInput(form),
+  paused: flag(form, "paused"),
+});
+
+/** The operator's own connected client. */
+export const revokeConnectionInput = (form: Fields) => ({ grantId: text(form, "grantId") });
+
+/** A tenant admin revoking someone's connected client. */
+export const revokeTenantConnectionInput = (form: Fields) => ({
+  grantId: text(form, "grantId"),
+  tenantId: text(form, "tenantId"),
+});
+
+/** A webhook subscription's Send test, Rotate secret and Delete. */
+export const webhookRefInput = (form: Fields) => ({
+  tenantId: text(form, "tenantId"),
+  subscriptionId: text(form, "subscriptionId"),
+});
+
+export const setWebhookEnabledInput = (form: Fields) => ({ ...webhookRefInput(form), enabled: flag(form, "enabled") });

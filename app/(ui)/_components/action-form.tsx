@@ -16,6 +16,9 @@ export type FormAction<T> = (previous: FormResult<T> | null, form: FormData) => 
  * renders it as a POST that Next answers by running the action and rendering the page with its
  * result (useActionState). Once hydrated, submitting goes through the same action without a reload;
  * the form is reset only after a success, so a refused submission keeps what was typed.
+ *
+ * `confirm` asks first (window.confirm) once scripts run; a post made before they load goes
+ * straight through, as a plain form would (nothing can ask without scripts).
  */
 export function ActionForm<T>({
   action,
@@ -24,6 +27,7 @@ export function ActionForm<T>({
   label,
   shown,
   onSuccess,
+  confirm,
 }: {
   action: FormAction<T>;
   children: ReactNode;
@@ -32,6 +36,8 @@ export function ActionForm<T>({
   /** What a successful result shows above the form until `dismiss` is called. */
   shown?: (data: T, dismiss: () => void) => ReactNode;
   onSuccess?: (data: T) => void;
+  /** The question asked before posting, when the action is hard to undo. */
+  confirm?: string;
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
@@ -49,6 +55,7 @@ export function ActionForm<T>({
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (confirm && !window.confirm(confirm)) return;
     const submitter = (event.nativeEvent as SubmitEvent).submitter;
     const data = new FormData(event.currentTarget, submitter);
     startTransition(() => dispatch(data));

@@ -1,10 +1,8 @@
 "use client";
 
-import { signOut } from "next-auth/react";
-import { useTransition } from "react";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, dangerButtonClass, inputClass } from "../_components/ui";
-import { changePasswordForm, signOutEverywhere } from "../actions";
+import { changePasswordForm, signOutEverywhereForm } from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -44,21 +42,16 @@ export function ChangePasswordForm() {
   );
 }
 
+/**
+ * Ends every session, this one included; the action then clears this browser's session cookie and
+ * sends it to the sign-in page (app/(ui)/actions.ts), before the page's scripts load too.
+ */
 export function SignOutEverywhereButton() {
-  const [pending, start] = useTransition();
   return (
-    <button
-      type="button"
-      className={dangerButtonClass}
-      disabled={pending}
-      onClick={() =>
-        start(async () => {
-          await signOutEverywhere({});
-          await signOut({ callbackUrl: "/login" });
-        })
-      }
-    >
-      Sign out everywhere
-    </button>
+    <ActionForm label="Sign out everywhere" action={signOutEverywhereForm}>
+      <button type="submit" className={dangerButtonClass}>
+        Sign out everywhere
+      </button>
+    </ActionForm>
   );
 }

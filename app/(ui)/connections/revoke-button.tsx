@@ -1,11 +1,13 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { ActionForm } from "../_components/action-form";
 import { dangerButtonClass } from "../_components/ui";
-import { revokeConnection, revokeTenantConnection } from "../actions";
+import { revokeConnectionForm, revokeTenantConnectionForm } from "../actions";
 
-/** Revokes one connected client (its every token) after a confirmation; `tenant` = an admin revoking someone's. */
+/**
+ * Revokes one connected client (its every token); `tenant` = an admin revoking someone's. A POST
+ * form: it asks first once scripts run, and before they load it revokes at once (nothing can ask).
+ */
 export function RevokeConnectionButton({
   grantId,
   tenantId,
@@ -17,34 +19,17 @@ export function RevokeConnectionButton({
   clientName: string;
   scope: "own" | "tenant";
 }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
   return (
-    <>
-      <button
-        type="button"
-        className={dangerButtonClass}
-        disabled={pending}
-        aria-label={`Revoke ${clientName}`}
-        onClick={() =>
-          start(async () => {
-            if (!window.confirm(`Revoke ${clientName}? It loses access at once.`)) return;
-            const result =
-              scope === "own" ? await revokeConnection({ grantId }) : await revokeTenantConnection({ grantId, tenantId });
-            if (!result.ok) return setError(result.error);
-            setError(null);
-            router.refresh();
-          })
-        }
-      >
+    <ActionForm
+      label={`Revoke connection ${clientName}`}
+      action={scope === "own" ? revokeConnectionForm : revokeTenantConnectionForm}
+      confirm={`Revoke ${clientName}? It loses access at once.`}
+    >
+      <input type="hidden" name="grantId" value={grantId} />
+      {scope === "tenant" && <input type="hidden" name="tenantId" value={tenantId} />}
+      <button type="submit" className={dangerButtonClass} aria-label={`Revoke ${clientName}`}>
         Revoke
       </button>
-      {error && (
-        <span role="alert" className="block text-xs text-red-700">
-          {error}
-        </span>
-      )}
-    </>
+    </ActionForm>
   );
 }

@@ -1,25 +1,16 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
+import { ActionForm } from "../_components/action-form";
 import { dangerButtonClass, Empty, secondaryButtonClass, Time } from "../_components/ui";
-import { disableRoute } from "../actions";
+import { disableRouteForm } from "../actions";
 import { ScheduleEditor } from "./schedule-editor";
 
 export function RouteList({ routes }: { routes: RouteItem[] }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
   if (routes.length === 0) return <Empty>No routes yet.</Empty>;
   return (
     <div className="flex flex-col gap-3">
-      {error && (
-        <p role="alert" className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
       <ul className="flex flex-col gap-3">
         {routes.map((route) => (
           <li
@@ -78,21 +69,13 @@ export function RouteList({ routes }: { routes: RouteItem[] }) {
                 Revise
               </Link>
               {!route.disabled && (
-                <button
-                  type="button"
-                  className={dangerButtonClass}
-                  disabled={pending}
-                  aria-label={`Disable ${route.tenantSlug}/${route.tool}`}
-                  onClick={() =>
-                    start(async () => {
-                      const result = await disableRoute({ tenantId: route.tenantId, toolName: route.tool });
-                      setError(result.ok ? null : result.error);
-                      router.refresh();
-                    })
-                  }
-                >
-                  Disable
-                </button>
+                <ActionForm label={`Disable route ${route.tenantSlug}/${route.tool}`} action={disableRouteForm}>
+                  <input type="hidden" name="tenantId" value={route.tenantId} />
+                  <input type="hidden" name="toolName" value={route.tool} />
+                  <button type="submit" className={dangerButtonClass} aria-label={`Disable ${route.tenantSlug}/${route.tool}`}>
+                    Disable
+                  </button>
+                </ActionForm>
               )}
             </div>
           </li>

@@ -1,10 +1,10 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, startTransition as startAction, useActionState, useEffect, useState, useTransition } from "react";
+import { type FormEvent, startTransition as startAction, useActionState, useEffect, useId, useState, useTransition } from "react";
 import type { RouteItem } from "@/lib/ui/presenters/routes";
 import { buttonClass, inputClass, secondaryButtonClass, Time } from "../_components/ui";
-import { previewSchedule, setRouteScheduleForm, setRouteSchedulePaused } from "../actions";
+import { previewSchedule, setRouteScheduleForm, setRouteSchedulePausedForm } from "../actions";
 import { ScheduleInputFields } from "./schedule-input-fields";
 
 const FIELD = "flex flex-col gap-1 text-xs font-medium text-slate-600";
@@ -13,8 +13,9 @@ const FIELD = "flex flex-col gap-1 text-xs font-medium text-slate-600";
  * Sets, changes, previews, pauses and resumes a route's cron schedule. Every check (croner parses
  * the cron in that timezone, the schedule's input fits the route) is the server's; this form only
  * shows its answer. The input is edited beside the cron (schedule-input-fields.tsx); changing the
- * cron keeps the catch-up policy. Saving posts
- * the form to a server action, so it works before the page's scripts load; Preview and Pause need them.
+ * cron keeps the catch-up policy. Saving, pausing and resuming post forms to server actions, so
+ * they work before the page's scripts load. Preview needs scripts: it saves nothing (a read), and
+ * saving shows the same next fire times.
  */
 export function ScheduleEditor({ route }: { route: RouteItem }) {
   const router = useRouter();
@@ -24,12 +25,15 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
   const [preview, setPreview] = useState<string[] | null>(null);
   const [busy, start] = useTransition();
   const [saved, save, saving] = useActionState(setRouteScheduleForm, null);
-  // Before scripts load, a refused save comes back as the rendered page: its message shows from the start.
-  const [error, setError] = useState<string | null>(saved && !saved.ok ? saved.error : null);
-  const pending = busy || saving;
+  const [toggled, togglePause, toggling] = useActionState(setRouteSchedulePausedForm, null);
+  // Pause/Resume is its own form (forms do not nest); its button sits in this one and names it by id.
+  const pauseForm = useId();
+  // Before scripts load, a refused save or pause comes back as the rendered page: its message shows from the start.
+  const refused = [saved, toggled].find((result) => result && !result.ok);
+  const [error, setError] = useState<string | null>(refused && !refused.ok ? refused.error : null);
+  const pending = busy || saving || toggling;
   // Review F7: a refused input outlined the Cron and Timezone boxes, which were not at fault.
   const timingInvalid = error && !error.startsWith("schedule input:") ? true : undefined;
-  const target = { tenantId: route.tenantId, toolName: route.tool };
 
   useEffect(() => {
     if (!saved) return;
@@ -37,6 +41,11 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
     if (saved.ok) setPreview(null);
     router.refresh();
   }, [saved, router]);
+  useEffect(() => {
+    if (!toggled) return;
+    setError(toggled.ok ? null : toggled.error);
+    router.refresh();
+  }, [toggled, router]);
 
   const run = (work: () => Promise<string | null>) =>
     start(async () => {
@@ -53,12 +62,6 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
     const data = new FormData(event.currentTarget);
     startAction(() => save(data));
   };
-  const onPause = (paused: boolean) =>
-    run(async () => {
-      const result = await setRouteSchedulePaused({ ...target, paused });
-      router.refresh();
-      return result.ok ? null : result.error;
-    });
 
   return (
     <details className="mt-2 text-sm" data-schedule-editor={label}>
@@ -95,6 +98,7 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
           />
         </label>
         <ScheduleInputFields route={route} idPrefix={`schedule-${route.tenantSlug}-${route.tool}`} />
+        {/* Script-only, on purpose: a read that saves nothing (before scripts load, Save shows the fire times). */}
         <button type="button" className={secondaryButtonClass} disabled={pending || !cron.trim()} onClick={onPreview}>
           Preview
         </button>
@@ -102,16 +106,18 @@ export function ScheduleEditor({ route }: { route: RouteItem }) {
           Save schedule
         </button>
         {route.schedule && (
-          <button
-            type="button"
-            className={secondaryButtonClass}
-            disabled={pending}
-            onClick={() => onPause(!route.schedule?.paused)}
-          >
+          <button type="submit" form={pauseForm} className={secondaryButtonClass} disabled={pending}>
             {route.schedule.paused ? "Resume schedule" : "Pause schedule"}
           </button>
         )}
       </form>
+      {route.schedule && (
+        <form id={pauseForm} action={togglePause}>
+          <input type="hidden" name="tenantId" value={route.tenantId} />
+          <input type="hidden" name="toolName" value={route.tool} />
+          <input type="hidden" name="paused" value={String(!route.schedule.paused)} />
+        </form>
+      )}
       {error && (
         <p role="alert" className="mt-1 text-sm text-red-700">
           {error}

@@ -1,10 +1,14 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import { ActionForm } from "../_components/action-form";
 import { buttonClass, inputClass, secondaryButtonClass } from "../_components/ui";
-import { createOperatorForm, createTenantForm, resetPassword, setOperatorDisabled, setTenantDisabled } from "../actions";
+import {
+  createOperatorForm,
+  createTenantForm,
+  resetPasswordForm,
+  setOperatorDisabledForm,
+  setTenantDisabledForm,
+} from "../actions";
 
 const LABEL = "flex flex-col gap-1 text-sm font-medium text-slate-700";
 
@@ -38,40 +42,67 @@ export function CreateTenantForm() {
 
 type OperatorItem = { id: string; email: string; role: string; disabled: boolean; tenants: string[]; mfa: boolean };
 
-/** Disable or enable a tenant: while disabled its keys, tasks and tools answer like an unknown tenant's. */
+/**
+ * Disable or enable a tenant: while disabled its keys, tasks and tools answer like an unknown tenant's.
+ * Disabling asks first once scripts run; before they load the post goes straight through.
+ */
 export function TenantStateButton({ tenantId, slug, disabled }: { tenantId: string; slug: string; disabled: boolean }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
   return (
-    <button
-      type="button"
-      className={secondaryButtonClass}
-      disabled={pending}
-      onClick={() =>
-        start(async () => {
-          if (!disabled && !window.confirm(`Disable ${slug}? Its keys stop working at once.`)) return;
-          await setTenantDisabled({ tenantId, disabled: !disabled });
-          router.refresh();
-        })
-      }
+    <ActionForm
+      label={`${disabled ? "Enable" : "Disable"} tenant ${slug}`}
+      action={setTenantDisabledForm}
+      confirm={disabled ? undefined : `Disable ${slug}? Its keys stop working at once.`}
     >
-      {disabled ? `Enable ${slug}` : `Disable ${slug}`}
-    </button>
+      <input type="hidden" name="tenantId" value={tenantId} />
+      <input type="hidden" name="disabled" value={String(!disabled)} />
+      <button type="submit" className={secondaryButtonClass}>
+        {disabled ? `Enable ${slug}` : `Disable ${slug}`}
+      </button>
+    </ActionForm>
+  );
+}
+
+/** One operator's Disable/Enable (disabling asks first once scripts run) and Reset password. */
+function OperatorActions({ operator }: { operator: OperatorItem }) {
+  return (
+    <>
+      <ActionForm
+        label={`${operator.disabled ? "Enable" : "Disable"} operator ${operator.email}`}
+        action={setOperatorDisabledForm}
+        // Disabling ends its sessions, OAuth grants and the API keys it minted (lib/admin/containment.ts).
+        confirm={
+          operator.disabled ? undefined : `Disable ${operator.email}? Its sessions, connected clients and API keys stop working.`
+        }
+      >
+        <input type="hidden" name="operatorId" value={operator.id} />
+        <input type="hidden" name="disabled" value={String(!operator.disabled)} />
+        <button type="submit" className={secondaryButtonClass}>
+          {operator.disabled ? `Enable ${operator.email}` : `Disable ${operator.email}`}
+        </button>
+      </ActionForm>
+      <ActionForm
+        label={`Reset password of ${operator.email}`}
+        action={resetPasswordForm}
+        // Rendered from the action's answer, so it shows before scripts load too (never in a URL).
+        shown={(data) => (
+          <p role="status" className="order-last basis-full rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            Temporary password for {data.email} (shown once; it must be changed at the next sign-in):{" "}
+            <code className="font-mono">{data.temporaryPassword}</code>
+          </p>
+        )}
+      >
+        <input type="hidden" name="operatorId" value={operator.id} />
+        <button type="submit" className={secondaryButtonClass}>
+          Reset password of {operator.email}
+        </button>
+      </ActionForm>
+    </>
   );
 }
 
 export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[]; selfId: string }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [temporary, setTemporary] = useState<{ email: string; password: string } | null>(null);
   return (
     <div className="flex flex-col gap-4">
-      {temporary && (
-        <p role="status" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          Temporary password for {temporary.email} (shown once; it must be changed at the next sign-in):{" "}
-          <code className="font-mono">{temporary.password}</code>
-        </p>
-      )}
       <ul className="divide-y divide-slate-100 text-sm">
         {operators.map((o) => (
           <li key={o.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
@@ -84,42 +115,7 @@ export function OperatorsAdmin({ operators, selfId }: { operators: OperatorItem[
               {o.mfa ? "two-factor on" : "no two-factor"}
             </span>
             {o.disabled && <span className="text-xs text-red-700">disabled</span>}
-            {o.id !== selfId && (
-              <button
-                type="button"
-                className={secondaryButtonClass}
-                disabled={pending}
-                onClick={() =>
-                  start(async () => {
-                    // Disabling ends its sessions, OAuth grants and the API keys it minted (lib/admin/containment.ts).
-                    if (
-                      !o.disabled &&
-                      !window.confirm(`Disable ${o.email}? Its sessions, connected clients and API keys stop working.`)
-                    )
-                      return;
-                    await setOperatorDisabled({ operatorId: o.id, disabled: !o.disabled });
-                    router.refresh();
-                  })
-                }
-              >
-                {o.disabled ? `Enable ${o.email}` : `Disable ${o.email}`}
-              </button>
-            )}
-            {o.id !== selfId && (
-              <button
-                type="button"
-                className={secondaryButtonClass}
-                disabled={pending}
-                onClick={() =>
-                  start(async () => {
-                    const result = await resetPassword({ operatorId: o.id });
-                    if (result.ok) setTemporary({ email: result.data.email, password: result.data.temporaryPassword });
-                  })
-                }
-              >
-                Reset password of {o.email}
-              </button>
-            )}
+            {o.id !== selfId && <OperatorActions operator={o} />}
           </li>
         ))}
       </ul>

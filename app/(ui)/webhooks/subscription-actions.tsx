@@ -1,14 +1,16 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { ActionForm } from "../_components/action-form";
 import { dangerButtonClass, secondaryButtonClass } from "../_components/ui";
-import { deleteWebhook, rotateWebhookSecret, sendWebhookTest, setWebhookEnabled } from "../actions";
+import { deleteWebhookForm, rotateWebhookSecretForm, sendWebhookTestForm, setWebhookEnabledForm } from "../actions";
 import { SecretNotice } from "./secret-notice";
 
-type Result = { ok: true; data: unknown } | { ok: false; error: string };
-
-/** Send test, enable/disable, rotate the secret (shown once) and delete, for one subscription. */
+/**
+ * Send test, enable/disable, rotate the secret (shown once) and delete, for one subscription. Each
+ * is a POST form, so it works before the page's scripts load: the new secret is rendered from the
+ * action's answer (never put in a URL). Rotate and Delete ask first once scripts run; before they
+ * load the post goes straight through (nothing can ask).
+ */
 export function SubscriptionActions({
   tenantId,
   subscriptionId,
@@ -18,80 +20,61 @@ export function SubscriptionActions({
   subscriptionId: string;
   enabled: boolean;
 }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [secret, setSecret] = useState<string | null>(null);
-  const ref = { tenantId, subscriptionId };
-  const run = (action: () => Promise<Result>, done?: (data: unknown) => void) =>
-    start(async () => {
-      const result = await action();
-      setError(result.ok ? null : result.error);
-      if (result.ok) done?.(result.data);
-      router.refresh();
-    });
+  const subscription = (
+    <>
+      <input type="hidden" name="tenantId" value={tenantId} />
+      <input type="hidden" name="subscriptionId" value={subscriptionId} />
+    </>
+  );
+  // The results (the secret, the test's notice) span the row: order puts the secret above the buttons.
   return (
-    <div className="flex flex-col items-end gap-2">
-      {secret && <SecretNotice secret={secret} onDone={() => setSecret(null)} />}
-      <div className="flex flex-wrap gap-2">
-        <button
-          type="button"
-          className={secondaryButtonClass}
-          disabled={pending}
-          onClick={() =>
-            run(
-              () => sendWebhookTest(ref),
-              () => setNotice("Test queued: it appears in the log below once delivered."),
-            )
-          }
-        >
+    <div className="flex max-w-xl flex-wrap justify-end gap-2">
+      <ActionForm
+        label="Send a test delivery"
+        action={sendWebhookTestForm}
+        shown={() => (
+          <p role="status" className="order-last basis-full text-right text-xs text-slate-600">
+            Test queued: it appears in the log below once delivered.
+          </p>
+        )}
+      >
+        {subscription}
+        <button type="submit" className={secondaryButtonClass}>
           Send test
         </button>
-        <button
-          type="button"
-          className={secondaryButtonClass}
-          disabled={pending}
-          onClick={() => run(() => setWebhookEnabled({ ...ref, enabled: !enabled }))}
-        >
+      </ActionForm>
+      <ActionForm label={enabled ? "Disable the subscription" : "Enable the subscription"} action={setWebhookEnabledForm}>
+        {subscription}
+        <input type="hidden" name="enabled" value={String(!enabled)} />
+        <button type="submit" className={secondaryButtonClass}>
           {enabled ? "Disable" : "Enable"}
         </button>
-        <button
-          type="button"
-          className={secondaryButtonClass}
-          disabled={pending}
-          onClick={() => {
-            if (window.confirm("Rotate the signing secret? Receivers must switch to the new one.")) {
-              run(
-                () => rotateWebhookSecret(ref),
-                (data) => setSecret((data as { secret: string }).secret),
-              );
-            }
-          }}
-        >
+      </ActionForm>
+      <ActionForm
+        label="Rotate the signing secret"
+        action={rotateWebhookSecretForm}
+        confirm="Rotate the signing secret? Receivers must switch to the new one."
+        shown={(data, dismiss) => (
+          <div className="order-first basis-full">
+            <SecretNotice secret={data.secret} onDone={dismiss} />
+          </div>
+        )}
+      >
+        {subscription}
+        <button type="submit" className={secondaryButtonClass}>
           Rotate secret
         </button>
-        <button
-          type="button"
-          className={dangerButtonClass}
-          disabled={pending}
-          onClick={() => {
-            if (window.confirm("Delete this subscription and its delivery log?")) run(() => deleteWebhook(ref));
-          }}
-        >
+      </ActionForm>
+      <ActionForm
+        label="Delete the subscription"
+        action={deleteWebhookForm}
+        confirm="Delete this subscription and its delivery log?"
+      >
+        {subscription}
+        <button type="submit" className={dangerButtonClass}>
           Delete
         </button>
-      </div>
-      {notice && !error && (
-        <p role="status" className="text-xs text-slate-600">
-          {notice}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      </ActionForm>
     </div>
   );
 }

@@ -3,7 +3,6 @@
 import { isTerminal } from "@runifold/sdk/states";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
 import { diagnoseTask } from "@/lib/tasks/client";
 import type { TaskDetail, TaskView } from "@/lib/ui/presenters/task-detail";
 import { fetchJson } from "@/lib/ui/query-client";
@@ -60,7 +59,6 @@ function FailureCauseFacts({ cause }: { cause: NonNullable<TaskDetail["failureCa
 }
 
 export function TaskDetailView({ initial }: { initial: TaskDetail }) {
-  const [cancelError, setCancelError] = useState<string | null>(null);
   const { data, refetch } = useQuery<TaskView>({
     queryKey: ["task", initial.id],
     queryFn: () => fetchJson<TaskView>(`/api/ui/tasks/${initial.id}`),
@@ -97,25 +95,12 @@ export function TaskDetailView({ initial }: { initial: TaskDetail }) {
             </>
           }
         />
-        {!terminal && (
-          <CancelButton
-            taskId={task.id}
-            onDone={(error) => {
-              setCancelError(error);
-              void refetch();
-            }}
-          />
-        )}
+        {!terminal && <CancelButton taskId={task.id} onCancelled={() => void refetch()} />}
         {terminal && <RerunButton taskId={task.id} />}
       </div>
       <RerunLinks rerunOf={task.rerunOf} rerunAs={task.rerunAs} />
       <ChildLinks parentTaskId={task.parentTaskId} childTaskIds={task.childTaskIds} />
       <CompensationLinks compensatesTaskId={task.compensatesTaskId} compensationTaskIds={task.compensationTaskIds} />
-      {cancelError && (
-        <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
-          {cancelError}
-        </p>
-      )}
       <DiagnosisPanel diagnosis={diagnosis} />
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Progress">

@@ -1,19 +1,14 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
 import { ActionForm } from "../../_components/action-form";
 import { ShownOnce } from "../../_components/shown-once";
 import { buttonClass, dangerButtonClass, Empty, inputClass, Time } from "../../_components/ui";
-import { createKeyForm, revokeKey } from "../../actions";
+import { createKeyForm, revokeKeyForm } from "../../actions";
 
 const SCOPES = ["mcp", "tasks:read", "tasks:write"];
 
 export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDetail["keys"] }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
   return (
     <div className="flex flex-col gap-4">
       {keys.length === 0 ? (
@@ -31,30 +26,17 @@ export function KeysPanel({ tenantId, keys }: { tenantId: string; keys: TenantDe
               {key.revokedAt ? (
                 <span className="text-xs text-red-700">revoked</span>
               ) : (
-                <button
-                  type="button"
-                  className={dangerButtonClass}
-                  disabled={pending}
-                  aria-label={`Revoke key ${key.name}`}
-                  onClick={() =>
-                    start(async () => {
-                      const result = await revokeKey({ tenantId, keyId: key.id });
-                      setError(result.ok ? null : result.error);
-                      router.refresh();
-                    })
-                  }
-                >
-                  Revoke
-                </button>
+                <ActionForm label={`Revoke API key ${key.name}`} action={revokeKeyForm}>
+                  <input type="hidden" name="tenantId" value={tenantId} />
+                  <input type="hidden" name="keyId" value={key.id} />
+                  <button type="submit" className={dangerButtonClass} aria-label={`Revoke key ${key.name}`}>
+                    Revoke
+                  </button>
+                </ActionForm>
               )}
             </li>
           ))}
         </ul>
-      )}
-      {error && (
-        <p role="alert" className="text-sm text-red-700">
-          {error}
-        </p>
       )}
       <ActionForm
         label="Create API key"

@@ -1,11 +1,9 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useTransition } from "react";
 import type { TenantDetail } from "@/lib/ui/presenters/tenants";
 import { ActionForm } from "../../_components/action-form";
 import { buttonClass, Empty, inputClass, secondaryButtonClass } from "../../_components/ui";
-import { addMemberForm, removeMember } from "../../actions";
+import { addMemberForm, removeMemberForm } from "../../actions";
 
 export function MembersPanel({
   tenantId,
@@ -16,8 +14,6 @@ export function MembersPanel({
   members: TenantDetail["members"];
   operators: TenantDetail["operators"];
 }) {
-  const router = useRouter();
-  const [pending, start] = useTransition();
   const isAdmin = operators !== null;
   const candidates = (operators ?? []).filter((o) => o.role === "operator" && !members.some((m) => m.id === o.id));
   return (
@@ -32,20 +28,13 @@ export function MembersPanel({
               <span className="min-w-0 flex-1 truncate">{member.email}</span>
               {member.disabled && <span className="text-xs text-red-700">disabled</span>}
               {isAdmin && (
-                <button
-                  type="button"
-                  className={secondaryButtonClass}
-                  disabled={pending}
-                  aria-label={`Remove ${member.email}`}
-                  onClick={() =>
-                    start(async () => {
-                      await removeMember({ tenantId, operatorId: member.id });
-                      router.refresh();
-                    })
-                  }
-                >
-                  Remove
-                </button>
+                <ActionForm label={`Remove member ${member.email}`} action={removeMemberForm}>
+                  <input type="hidden" name="tenantId" value={tenantId} />
+                  <input type="hidden" name="operatorId" value={member.id} />
+                  <button type="submit" className={secondaryButtonClass} aria-label={`Remove ${member.email}`}>
+                    Remove
+                  </button>
+                </ActionForm>
               )}
             </li>
           ))}
