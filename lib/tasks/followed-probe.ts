@@ -65,12 +65,15 @@ export class FollowedProbe {
             changed.push(row.id);
           }
         }
-        // A row gone (retention deleted it): its subscribers re-read and stop following it.
-        for (const id of chunk)
-          if (!seen.has(id) && this.stamps.get(id) !== "gone") {
-            this.stamps.set(id, "gone");
-            changed.push(id);
-          }
+        // A row gone since the last probe (retention deleted it): its subscribers re-read and stop
+        // following it. An ID absent from the first probe on (no run has it) changed nothing: its
+        // subscribers already read "not found", and waking them every first round is noise.
+        for (const id of chunk) {
+          const before = this.stamps.get(id);
+          if (seen.has(id) || before === "gone") continue;
+          this.stamps.set(id, "gone");
+          if (before !== undefined) changed.push(id);
+        }
       }
       if (changed.length > 0) this.onChanged(changed);
     } catch (error) {

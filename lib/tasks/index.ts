@@ -5,6 +5,7 @@ export type { LookupContext } from "./denied-lookup-audit";
 export { settleRefusedLookups } from "./denied-lookup-audit";
 export type { Diagnosis } from "./diagnose-task";
 export { diagnoseTask } from "./diagnose-task";
+export { FollowedProbe } from "./followed-probe";
 export type { FilterClause, ParsedFilter } from "./input-filter";
 export { parseInputFilter } from "./input-filter";
 export { type ChildLinks, readChildLinks } from "./queries/child-links";
