@@ -102,11 +102,12 @@ describe("the per-second writes of a live run", () => {
       const hot = after.hot - before.hot;
       expect(updated, kind).toBe(2 * RUNS);
       // A write that changes an indexed column is never HOT (review 3, E11 made 0 of 80 HOT). A HOT
-      // update also needs room on its page, and a few of 80 back-to-back writes to rows packed on
-      // one page can find none before pruning has run (seen since migrations 0042/0043 widened the
-      // row: 78 of 80); that is a page-space accident of the test's burst, not an index entry, so
-      // all but a few must be HOT.
-      expect(hot, `${kind}: ${hot} of ${updated} HOT`).toBeGreaterThanOrEqual(2 * RUNS - 4);
+      // update also needs room on its page, and back-to-back writes to rows packed on one page can
+      // find none before pruning has run: 78 of 80 on a quiet host, 54 of 80 once on a loaded CI
+      // host (a page-space accident of the test's burst, not an index entry). So the bound is what
+      // an indexed column would break: one of the two statements never HOT makes at most RUNS of the
+      // 2 × RUNS updates HOT; more than RUNS means both statements update in place.
+      expect(hot, `${kind}: ${hot} of ${updated} HOT`).toBeGreaterThan(RUNS);
     }
   });
 
