@@ -10,7 +10,7 @@ import { CpuMeter, postmasterPid } from "./lib/cpu";
 import { httpLoad } from "./lib/http-load";
 import { createTaskRequest, getTaskRequest, openLegacySession, send } from "./lib/legacy-session";
 import { awaitResult, type Child, spawnWithResult, stopAll, waitFor } from "./lib/procs";
-import { type Leg, reportLegs } from "./lib/reference-report";
+import { addCpu, type Leg, reportLegs } from "./lib/reference-report";
 import { startReferenceServer } from "./lib/reference-server";
 import { type RunifoldWeb, startRunifoldWeb } from "./lib/runifold-web";
 import { sleep, summary } from "./lib/stats";
@@ -26,16 +26,25 @@ export async function benchReferenceServer(ctx: BenchContext) {
     stack = await startRunifoldWeb(ctx.adminUrl, "bench_reference", children, ctx.log);
     const runifold = stack;
     const reference = await startReferenceServer(children);
+    // Context, not a goal: the same handler, database and worker without Next (the product serves
+    // /api/mcp from Next; this says how much of the gap to the reference server is Next's own).
+    const plain = await runifold.startPlainTwin();
     const cpu = new CpuMeter({
       reference: reference.child.pid,
       web: runifold.web.pid,
+      plain: plain.child.pid,
       worker: runifold.worker.pid,
       postgres: await postmasterPid(runifold.sql),
     });
-    const serverCpu = (spent: Record<string, number>, name: string) =>
-      name === "reference"
-        ? (spent.reference ?? Number.NaN)
-        : (spent.web ?? 0) + (spent.worker ?? 0) + (spent.postgres ?? Number.NaN);
+    const treesOf = (name: string) =>
+      name === "reference" ? ["reference"] : [name === "runifold" ? "web" : "plain", "worker", "postgres"];
+    const runifoldTarget = (name: string, url: string) =>
+      openLegacySession({
+        name,
+        url,
+        headers: { authorization: `Bearer ${runifold.token}` },
+        tool: { name: "slow_compute", arguments: { seconds: 0 } },
+      });
     const targets = [
       await openLegacySession({
         name: "reference",
@@ -43,12 +52,8 @@ export async function benchReferenceServer(ctx: BenchContext) {
         headers: {},
         tool: { name: "simulate-research-query", arguments: { topic: "bench" } },
       }),
-      await openLegacySession({
-        name: "runifold",
-        url: runifold.mcpUrl,
-        headers: { authorization: `Bearer ${runifold.token}` },
-        tool: { name: "slow_compute", arguments: { seconds: 0 } },
-      }),
+      await runifoldTarget("runifold", runifold.mcpUrl),
+      await runifoldTarget("runifold_plain", plain.mcpUrl),
     ];
     const r = ctx.report;
 
@@ -76,7 +81,7 @@ export async function benchReferenceServer(ctx: BenchContext) {
     const rounds = ctx.quick ? 1 : 2;
     const runsLeft = async () =>
       Number((await runifold.sql`SELECT count(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`)[0]?.n);
-    const creates: Leg[] = targets.map((target) => ({ target, loads: [], cpuMs: 0 }));
+    const creates: Leg[] = targets.map((target) => ({ target, loads: [], cpuMs: 0, cpuByProcess: {} }));
     for (let round_ = 0; round_ < rounds; round_++)
       for (const leg of creates) {
         const before = cpu.read();
@@ -86,21 +91,23 @@ export async function benchReferenceServer(ctx: BenchContext) {
             connections: CONNECTIONS,
             seconds,
             freshIds: true,
+            check: "task-created",
             requests: [createTaskRequest(leg.target)],
           }),
         );
         // A creation's cost includes running what it created: Runifold's worker drains the runs, the
         // reference server's timers finish their stages.
-        if (leg.target.name === "runifold")
+        if (leg.target.name !== "reference")
           await waitFor(async () => (await runsLeft()) === 0, 300_000, "the created runs to complete", 100);
         else await sleep(REFERENCE_TASK_MS);
-        leg.cpuMs += serverCpu(cpu.since(before), leg.target.name);
+        addCpu(leg, cpu.since(before), treesOf(leg.target.name));
       }
     const createTotals = reportLegs(r, creates, {
       figure: "reference.create",
       cpuFigure: "cpu.per_create_and_run",
       cpuNotes: {
         runifold: "web + worker + PostgreSQL CPU per task created over MCP and run to completion (one step)",
+        runifold_plain: "the same without Next: the handler in node:http + worker + PostgreSQL",
         reference: "the reference server's CPU per task created and run to completion (four timer stages, in memory)",
       },
       goal: "ratio.create_vs_reference_server",
@@ -108,7 +115,7 @@ export async function benchReferenceServer(ctx: BenchContext) {
     });
 
     // tasks/get on tasks that have completed, one per connection at most.
-    const gets: Leg[] = targets.map((target) => ({ target, loads: [], cpuMs: 0 }));
+    const gets: Leg[] = targets.map((target) => ({ target, loads: [], cpuMs: 0, cpuByProcess: {} }));
     const taskIds = Object.fromEntries(targets.map((t) => [t.name, (sequential[t.name]?.ids ?? []).slice(-CONNECTIONS)]));
     for (const target of targets)
       for (const taskId of taskIds[target.name] ?? [])
@@ -131,13 +138,14 @@ export async function benchReferenceServer(ctx: BenchContext) {
             requests: (taskIds[leg.target.name] ?? []).map((taskId) => getTaskRequest(leg.target, taskId)),
           }),
         );
-        leg.cpuMs += serverCpu(cpu.since(before), leg.target.name);
+        addCpu(leg, cpu.since(before), treesOf(leg.target.name));
       }
     const getTotals = reportLegs(r, gets, {
       figure: "reference.tasks_get",
       cpuFigure: "cpu.per_tasks_get",
       cpuNotes: {
         runifold: "web + PostgreSQL (+ an idle worker) CPU per tasks/get",
+        runifold_plain: "the same without Next: the handler in node:http + PostgreSQL (+ an idle worker)",
         reference: "the reference server's CPU per tasks/get",
       },
       goal: "ratio.tasks_get_vs_reference_server",

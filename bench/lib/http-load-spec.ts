@@ -13,6 +13,9 @@ export type HttpLoadSpec = {
    * sessions maps answers to requests by id, so the same id in flight twice on one session collides.
    */
   freshIds?: boolean;
-  /** "task-status": before and after the load, the first request must answer a JSON-RPC result with a task status. */
-  check?: "task-status";
+  /**
+   * Before and after the load, the first request must answer a JSON-RPC result with a task status
+   * ("task-status", tasks/get) or a CreateTaskResult ("task-created", tools/call with `task`).
+   */
+  check?: "task-status" | "task-created";
 };

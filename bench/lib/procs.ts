@@ -11,9 +11,12 @@ export type Child = ChildProcess & {
   output: () => string;
 };
 
+/** BENCH_CHILD_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): Node flags for every process the bench starts. */
+export const childNodeArgs = (): string[] => process.env.BENCH_CHILD_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+
 /** `node --import tsx <entry>` as one process (signals reach the process doing the work). */
 export function spawnTs(entry: string, env: Record<string, string>, args: string[] = []): Child {
-  const extra = process.env.BENCH_CHILD_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const extra = childNodeArgs();
   const child = spawn(process.execPath, [...extra, "--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { ...process.env, RUNIFOLD_LOG_LEVEL: "warn", ...env },

@@ -12,7 +12,7 @@ import postgres from "postgres";
 import { createApiKey } from "../../lib/auth";
 import { seedDemo } from "../../workflows/demo/seed";
 import { recreateDatabase } from "./pg";
-import { type Child, ROOT, spawnTs, waitFor } from "./procs";
+import { type Child, childNodeArgs, ROOT, spawnTs, waitFor } from "./procs";
 
 const nextBin = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
@@ -31,6 +31,12 @@ export type RunifoldWeb = {
   token: string;
   web: Child;
   worker: Child;
+  /**
+   * A second web process on the same database and worker: the same MCP handler in a bare node:http
+   * server (tests/helpers/mcp-server-process.ts), without Next around it. Sessions, keys and tasks
+   * live in PostgreSQL, so one session serves both. Context only: the product serves /api/mcp from Next.
+   */
+  startPlainTwin: () => Promise<{ mcpUrl: string; child: Child }>;
 };
 
 /** Starts the stack on database `database`; every process it starts is pushed onto `children`. */
@@ -55,15 +61,17 @@ export async function startRunifoldWeb(
     NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
     NEXTAUTH_URL: `http://127.0.0.1:${port}`,
     RUNIFOLD_LOG_LEVEL: "warn",
-    // One key makes every call here: the per-credential creation rate and live-task caps (M4) are
-    // for runaway clients, not for a load generator measuring the server.
+    // One key of one tenant makes every call here: the per-credential and per-tenant creation rates and
+    // the live-task cap (M4) are for runaway clients, not for a load generator measuring the server.
     RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_KEY: "1000000",
     RUNIFOLD_MAX_ACTIVE_TASKS_PER_KEY: "1000000",
+    RUNIFOLD_MAX_TASK_CREATES_PER_MINUTE_PER_TENANT: "1000000",
   };
+  const startPlain = (listenOn: number) => spawnTs("tests/helpers/mcp-server-process.ts", { ...env, PORT: String(listenOn) });
   const web = plain
-    ? spawnTs("tests/helpers/mcp-server-process.ts", { ...env, PORT: String(port) })
+    ? startPlain(port)
     : Object.assign(
-        spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
+        spawn(process.execPath, [...childNodeArgs(), nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
           cwd: ROOT,
           env: { ...process.env, ...env },
           stdio: ["ignore", "pipe", "pipe"],
@@ -78,5 +86,14 @@ export async function startRunifoldWeb(
     (await fetch(plain ? `${origin}/api/mcp` : `${origin}/api/health`, { method: plain ? "POST" : "GET" }).catch(() => undefined))
       ?.status;
   await waitFor(async () => [200, 401].includes((await up()) ?? 0), 90_000, "web process ready", 250);
-  return { url, sql, mcpUrl: `${origin}/api/mcp`, token, web, worker };
+  const startPlainTwin = async () => {
+    const twinPort = await freePort();
+    const child = startPlain(twinPort);
+    children.push(child);
+    const mcpUrl = `http://127.0.0.1:${twinPort}/api/mcp`;
+    const status = async () => (await fetch(mcpUrl, { method: "POST" }).catch(() => undefined))?.status;
+    await waitFor(async () => (await status()) === 401, 60_000, "the plain twin web process ready", 250);
+    return { mcpUrl, child };
+  };
+  return { url, sql, mcpUrl: `${origin}/api/mcp`, token, web, worker, startPlainTwin };
 }
