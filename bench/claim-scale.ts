@@ -1,7 +1,8 @@
 // (6) A claim's cost at 10,000 tenants that each hold parked runs (review 3, E2): every tenant has a run
 // asleep until tomorrow, one waiting for an answer with a timeout, one waiting for a signal and one
 // leased by a live worker; two tenants have a due backlog. Claims of 4 and of 16 runs on a lease pool
-// (LEASE_PLAN_SETTINGS, asynchronous commit: runifold-worker's), timed from the client, and the
+// (LEASE_PLAN_SETTINGS, asynchronous commit: the statement's own cost, without the WAL flush that
+// runifold-worker's default RUNIFOLD_LEASE_COMMIT=sync adds), timed from the client, and the
 // buffers one claim touches (EXPLAIN ANALYZE, BUFFERS of the kept plan, rolled back), which do not
 // depend on the machine's load. Before claims read due work only, they walked every such tenant:
 // 230,903 buffers and 494 ms a claim at this size (PostgreSQL 15, review 3).
