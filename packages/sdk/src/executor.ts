@@ -27,7 +27,7 @@ import type { ClaimedRun } from "./ops/claim-runs";
 import { markOnFailure } from "./ops/compensation-runs";
 import type { PublicError } from "./ops/finish-run";
 import { emptyRunState, loadRunState, type RunState } from "./ops/load-run-state";
-import { readHistoryUsage } from "./ops/read-history-usage";
+import { historyUsageOf } from "./ops/read-history-usage";
 import { setRunDeadline } from "./ops/set-run-deadline";
 import type { Lease } from "./ops/types";
 import { releaseWhenStoreAnswers } from "./release-when-store-answers";
@@ -112,8 +112,8 @@ export async function executeRun(
     // outage; only the workflow's own errors may fail the run. Every durable write bumps
     // `checkpoints`, so a run with none has no history to load.
     const state: RunState = run.checkpoints > 0 ? await storeCall(() => loadRunState(deps.sql, run.id)) : emptyRunState();
-    // Measured on every attempt: a first one has timeline events already (created, claimed, signals sent).
-    const usage = await storeCall(() => readHistoryUsage(deps.sql, run.id));
+    // Measured on every attempt, by the claim itself: a first one has timeline events already (created, claimed, signals sent).
+    const usage = historyUsageOf(run);
     // The stored input is what the caller sent: parsed here once, as at creation (workflow-input.ts).
     let input: unknown;
     try {

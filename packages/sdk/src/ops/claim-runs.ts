@@ -1,5 +1,6 @@
 import { PREPARED, type SqlHandle } from "@runifold/store";
 import type { RunStatus } from "../states";
+import { type HistoryUsageColumns, historyUsageColumns } from "./read-history-usage";
 import { type RunRow, runColumns } from "./types";
 
 /**
@@ -41,7 +42,7 @@ export const LEASE_PLAN_SETTINGS = {
  * A claimed run, with what it was before the claim: its status (`leased` = an expired lease taken
  * over) and the instant it had become claimable (for the claim-to-start metric).
  */
-export type ClaimedRun = RunRow & { db_now: Date; claimed_from: RunStatus; claimable_since: Date | null };
+export type ClaimedRun = RunRow & HistoryUsageColumns & { db_now: Date; claimed_from: RunStatus; claimable_since: Date | null };
 
 /**
  * Where claimable runs are, by the two partial indexes that hold them (migration 0027). A claim
@@ -211,7 +212,7 @@ export async function claimRuns(
        INSERT INTO run_events (run_id, type, payload)
        SELECT id, 'leased', jsonb_build_object('worker', lease_owner, 'attempt', attempt, 'lostAttempts', lost_attempts) FROM claimed
      )
-     SELECT claimed.*, now() AS db_now FROM claimed`,
+     SELECT claimed.*, now() AS db_now, ${historyUsageColumns("claimed.id", 1)} FROM claimed`,
     [params.workflowKeys, params.limit, params.workerId, params.leaseMs, params.exclude ?? [], params.tenantLimit ?? null],
     PREPARED,
   );

@@ -1,5 +1,3 @@
-import { PREPARED, type SqlHandle } from "@runifold/store";
-
 /** What the current generation of a run has stored (context/history-budget.ts checks it against the limits). */
 export type HistoryUsage = {
   /** Timeline events since the generation started (its `continued_as_new` event, or the run's creation). */
@@ -10,24 +8,27 @@ export type HistoryUsage = {
   warned: boolean;
 };
 
+/** The columns historyUsageColumns adds to a claimed run's row. */
+export type HistoryUsageColumns = { history_events: number; history_bytes: number; history_warned: boolean };
+
 /**
- * One statement at the start of an attempt that has a history to load: every part is served by a
- * primary key or `run_events_run_idx`, and `pg_column_size` reads a value's stored size without
- * decompressing it, so measuring costs far less than loading.
+ * A run's history usage as three columns of the statement that claims it (claim-runs.ts), so an
+ * attempt learns it without a round trip of its own: a read per attempt was one more transaction
+ * per run, about a third of a one-step run's cost in the bench. Every part is served by a primary
+ * key or `run_events_run_idx`, and `pg_column_size` reads a value's stored size without
+ * decompressing it. `extraEvents` counts events the same statement writes, which its own reads do
+ * not see (the claim's `leased` event).
  */
-export async function readHistoryUsage(sql: SqlHandle, runId: string): Promise<HistoryUsage> {
-  const [row] = await sql.unsafe<HistoryUsage[]>(
-    `WITH since AS (
-       SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = $1 AND type = 'continued_as_new'
-     ), generation AS (
-       SELECT type, payload FROM run_events WHERE run_id = $1 AND id >= (SELECT id FROM since)
-     )
-     SELECT (SELECT count(*) FROM generation)::int AS events,
-            (coalesce((SELECT sum(pg_column_size(output)) FROM run_steps WHERE run_id = $1), 0)
-             + coalesce((SELECT sum(pg_column_size(response)) FROM run_inputs WHERE run_id = $1), 0))::float8 AS bytes,
-            EXISTS (SELECT 1 FROM generation WHERE type = 'log' AND payload->'data' ? 'historyWarning') AS warned`,
-    [runId],
-    PREPARED,
-  );
-  return row ?? { events: 0, bytes: 0, warned: false };
+export function historyUsageColumns(runId: string, extraEvents: number): string {
+  const since = `(SELECT coalesce(max(c.id), 0) FROM run_events c WHERE c.run_id = ${runId} AND c.type = 'continued_as_new')`;
+  return `(SELECT count(*) FROM run_events e WHERE e.run_id = ${runId} AND e.id >= ${since})::int + ${extraEvents} AS history_events,
+          (coalesce((SELECT sum(pg_column_size(s.output)) FROM run_steps s WHERE s.run_id = ${runId}), 0)
+           + coalesce((SELECT sum(pg_column_size(i.response)) FROM run_inputs i WHERE i.run_id = ${runId}), 0))::float8 AS history_bytes,
+          EXISTS (SELECT 1 FROM run_events w WHERE w.run_id = ${runId} AND w.id >= ${since}
+                    AND w.type = 'log' AND w.payload->'data' ? 'historyWarning') AS history_warned`;
+}
+
+/** The usage a claimed run's row carries (historyUsageColumns). */
+export function historyUsageOf(row: HistoryUsageColumns): HistoryUsage {
+  return { events: row.history_events, bytes: row.history_bytes, warned: row.history_warned };
 }
