@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import { bounded } from "@runifold/store";
 import type postgres from "postgres";
 import { coerceError } from "./errors";
 import { executeRun } from "./executor";
@@ -139,14 +140,23 @@ export function createWorker(options: WorkerOptions): Worker {
             break;
           }
           const claimSentAt = performance.now();
-          const claimed = await claimRuns(leaseSql, {
-            workerId: id,
-            workflowKeys: keys,
-            limit,
+          // Bounded by the lease it asks for: an answer later than that brings only leases already
+          // over by this worker's clock (the executor counts them from claimSentAt and would run
+          // none), while a claim that never answers — postgres.js can leave a query on a connection
+          // killed under it unsettled for ever, as when a primary dies — would otherwise hold `filling`
+          // and stop this worker claiming at all. The next poll claims on another connection.
+          const claimed = await bounded(
+            claimRuns(leaseSql, {
+              workerId: id,
+              workflowKeys: keys,
+              limit,
+              leaseMs,
+              exclude: [...active.keys()],
+              tenantLimit,
+            }),
             leaseMs,
-            exclude: [...active.keys()],
-            tenantLimit,
-          });
+            "claim",
+          );
           backlog = claimed.length === limit;
           for (const run of claimed) launch(run, claimSentAt);
           if (claimed.length < limit || claimed.length === 0) break;
