@@ -171,7 +171,7 @@ export async function executeRun(
     if (overLimit) return await failWith(deps, run, fail, overLimit, attempt);
     const scope = {
       runId: run.id,
-      fail: (error: UnhandledWorkflowError) => {
+      fail: (error: UnhandledWorkflowError | StoreUnavailable) => {
         if (!abort.signal.aborted) abort.abort(error);
       },
     };
@@ -202,15 +202,16 @@ export async function executeRun(
     if (reason instanceof UnhandledWorkflowError) return await failWith(deps, run, fail, reason, undefined);
     // Given up locally (the store did not answer the renewals): not the run's fault either.
     if (reason instanceof LeaseExpiredLocally) void releaseWhenStoreAnswers(deps, lease);
-    if (reason instanceof LeaseLost || reason instanceof AttemptEnded || abort.signal.aborted) return "abandoned";
-    if (caught instanceof StoreUnavailable) {
+    // A store call failed, or the driver threw from its own timer (last-resort.ts): not the run's fault.
+    if (reason instanceof StoreUnavailable) {
       deps.logger.warn("store unavailable; the attempt ends and the run is handed back once the store answers", {
         runId: run.id,
-        error: caught.message,
+        error: reason.message,
       });
       void releaseWhenStoreAnswers(deps, lease);
       return "abandoned";
     }
+    if (reason instanceof LeaseLost || reason instanceof AttemptEnded || abort.signal.aborted) return "abandoned";
     return await failWith(deps, run, fail, caught, attempt);
   } finally {
     clearTimeout(deadlineTimer);

@@ -13,6 +13,7 @@ describe("transient store errors", () => {
       "53300",
       "40001",
       "40P01",
+      "25006",
     ])
       expect(isTransientStoreError(Object.assign(new Error("x"), { code })), code).toBe(true);
   });
