@@ -417,7 +417,7 @@ describe.skipIf(!pgAutoFailoverInstalled() && !process.env.CI)("primary failover
       ]).catch((e) => String(e));
       process.stdout.write(`runs by status: ${byStatus}; signaller at ${signallerAt}\n`);
       process.stdout.write(
-        `last refused creation: ${lastRefusal}\n${formation.output().slice(-3_000)}\n${children.map((c) => c.output().slice(-2_000)).join("\n")}\n`,
+        `last refused creation: ${lastRefusal}\n${formation.output().slice(-3_000)}\n${children.map((c) => `[pid ${c.pid} exit ${c.exitCode}]\n${c.output().slice(-2_000)}`).join("\n")}\n`,
       );
       throw error;
     } finally {
