@@ -75,13 +75,22 @@ describe("legacy progress across re-opened tasks/result streams", () => {
     await db.sql`UPDATE runs SET progress = '{"progress": 2, "total": 4}'::jsonb WHERE id = ${taskId}`;
     await db.sql`SELECT pg_notify('runifold_task', ${taskId})`;
     const second = await taskResult(b.url, taskId, 2);
+    // A value above the 3 sent before goes out on the re-opened stream. Raised here while the run
+    // sleeps, not left to the workflow's own "Rendered" 4/4: that one commits just before the run
+    // completes, and a round that sees only the completed task sends no progress (never after the
+    // terminal state), so which of the two a loaded machine shows would decide the test.
+    await db.sql`UPDATE runs SET progress = '{"progress": 4, "total": 4}'::jsonb WHERE id = ${taskId}`;
+    await db.sql`SELECT pg_notify('runifold_task', ${taskId})`;
+    const raised = await second.next((event) => event.method === "notifications/progress");
+    expect(raised.params).toMatchObject({ progressToken: "tok-reopen", progress: 4 });
     await wakeSleepingRun(db.sql, taskId);
     await second.done;
     expect(second.events.at(-1)).toMatchObject({ id: 2, result: { structuredContent: { reportId: "reopen" } } });
     const values = second.events
       .filter((event) => event.method === "notifications/progress")
       .map((event) => event.params.progress);
-    // Only the value that rose above the 3 sent before (the "Rendered" 4/4), nothing repeated or lower.
+    // Only the value that rose above the 3 sent before, nothing repeated or lower (the stored 2, the
+    // workflow's own 4/4 again).
     expect(values).toEqual([4]);
   });
 });
