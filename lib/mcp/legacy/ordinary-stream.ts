@@ -30,7 +30,8 @@ const CLAIM_RETRY_MS = 2_000;
  *    and naming the run, so the client's answer, POSTed as a JSON-RPC response to ANY instance, is
  *    routed by client-responses.ts through the one provideInput path (validated, actor = the
  *    answering credential's);
- *  - sends `notifications/progress` with the call's progressToken, only rising values;
+ *  - sends `notifications/progress` with the call's progressToken, only rising values — the last one too
+ *    when it is read together with the run's end, before the response;
  *  - ends with the tools/call response: the result, the run's JSON-RPC error, or past the clock
  *    (inline-clock.ts) the task handle (or, where the tenant turned handles off, the "still running" tool error).
  * Whoever answers first wins (an operator in the console, tasks/update, the CLI): the stream sees the
@@ -108,16 +109,15 @@ async function follow(
     for (const key of gone) asked.delete(key);
     await withdrawQuestions(sse, ledger, { actor: call.principal.actor, runId: taskId, keys: gone, streamTag, urlKeys });
     for (const key of gone) urlKeys.delete(key);
-    if (isTerminalRecord(record)) {
-      // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
-      if (cancelledByClient(record)) return sse.close();
-      return finish(answer(id, record, taskId, { route, handles }));
-    }
-
+    // The client cancelled this very request (ordinary-cancel.ts): no response (cancellation.mdx).
+    if (isTerminalRecord(record) && cancelledByClient(record)) return sse.close();
+    // A value reported just before the run ended is read with its end: it still goes out, before
+    // the response (progress.mdx: notifications stop only once the request completes).
     if (progressToken !== undefined && record.progress && record.progress.progress > lastProgress) {
       lastProgress = record.progress.progress;
       sse.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...record.progress } });
     }
+    if (isTerminalRecord(record)) return finish(answer(id, record, taskId, { route, handles }));
     const question = (key: string) => {
       const request = pending[key];
       return request && questionRequest(session, deps.publicUrl, { taskId, key, streamTag }, request);
